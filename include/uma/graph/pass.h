@@ -1,0 +1,101 @@
+// Graph passes, the registry that names them, and the pipeline that runs them.
+#pragma once
+
+#include <chrono>
+#include <functional>
+#include <map>
+#include <memory>
+#include <ostream>
+#include <shared_mutex>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "uma/support/error.h"
+
+namespace uma {
+
+class Module;
+class PassRegistry;
+
+// A pass has a name (its command-line name) and says whether it changed the module.
+// Failure is a value: an Error naming the place at fault.
+class Pass {
+ public:
+  virtual ~Pass() = default;
+  virtual std::string_view name() const = 0;
+  virtual Expected<bool> run(Module& module) = 0;
+};
+
+using PassFactory = std::function<std::unique_ptr<Pass>()>;
+
+// Passes by name, for pipelines written as text ("fold-constant,dce"). Safe to use
+// from several threads.
+class PassRegistry {
+ public:
+  // Errors when a pass of that name exists already.
+  Status add(std::string name, std::string summary, PassFactory factory);
+  Expected<std::unique_ptr<Pass>> create(std::string_view name) const;
+  // (name, summary) pairs, sorted by name.
+  std::vector<std::pair<std::string, std::string>> list() const;
+
+ private:
+  struct Entry {
+    std::string summary;
+    PassFactory factory;
+  };
+  mutable std::shared_mutex mutex_;
+  std::map<std::string, Entry, std::less<>> entries_;
+};
+
+struct PipelineOptions {
+  // Run the verifier after each pass (on in tests and debug builds).
+  bool verify_each = false;
+  // Print the module after these passes; "all" prints after every pass.
+  std::vector<std::string> print_after;
+  // Where --print-after output goes (required when print_after is not empty).
+  std::ostream* print_stream = nullptr;
+};
+
+struct PassTiming {
+  std::string pass;
+  std::chrono::nanoseconds elapsed{0};
+  bool changed = false;
+};
+
+// Runs passes in order. The first failure stops the pipeline; its error names the pass.
+class PassManager {
+ public:
+  explicit PassManager(PipelineOptions options = {}) : options_(std::move(options)) {}
+
+  void add(std::unique_ptr<Pass> pass) { passes_.push_back(std::move(pass)); }
+  std::size_t size() const { return passes_.size(); }
+  // Whether any pass changed the module.
+  Expected<bool> run(Module& module);
+
+  // One entry per pass run, in order, from the last run().
+  const std::vector<PassTiming>& timings() const { return timings_; }
+  // A table of the timings, with each pass's share of the total.
+  void print_timings(std::ostream& os) const;
+
+ private:
+  PipelineOptions options_;
+  std::vector<std::unique_ptr<Pass>> passes_;
+  std::vector<PassTiming> timings_;
+};
+
+// Builds a pipeline from comma-separated pass names; unknown names are an error that
+// lists the known ones.
+Expected<PassManager> parse_pipeline(const PassRegistry& registry, std::string_view names,
+                                     PipelineOptions options = {});
+
+// The core graph passes, one per file in src/graph/passes/.
+std::unique_ptr<Pass> create_infer_types_pass();
+std::unique_ptr<Pass> create_dce_pass();
+std::unique_ptr<Pass> create_cse_pass();
+std::unique_ptr<Pass> create_fold_constant_pass();
+
+// Registers the core graph passes.
+void register_core_passes(PassRegistry& registry);
+
+}  // namespace uma

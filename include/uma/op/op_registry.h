@@ -1,0 +1,82 @@
+// The op registry: each op's name, attribute schema, shape inference and reference kernel.
+#pragma once
+
+#include <deque>
+#include <functional>
+#include <map>
+#include <optional>
+#include <shared_mutex>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "uma/graph/attribute.h"
+#include "uma/graph/tensor.h"
+#include "uma/graph/type.h"
+#include "uma/support/error.h"
+
+namespace uma {
+
+struct AttrDef {
+  std::string name;
+  AttrKind kind;
+  // Absent: the attribute is required.
+  std::optional<Attribute> default_value;
+};
+
+// Result types from operand types and (schema-checked, defaults filled) attributes.
+// Errors name the attribute or operand at fault; the caller adds the node's location.
+using InferFn = std::function<Expected<std::vector<Type>>(const std::vector<Type>& inputs,
+                                                         const AttrMap& attrs)>;
+
+// The reference kernel: results from operand tensors. Readable, obviously correct.
+using KernelFn = std::function<Expected<std::vector<TensorPtr>>(
+    const std::vector<TensorPtr>& inputs, const AttrMap& attrs,
+    const std::vector<Type>& result_types)>;
+
+struct OpDef {
+  static constexpr int kVariadic = -1;
+
+  std::string name;
+  int min_inputs = 0;
+  int max_inputs = 0;  // kVariadic: no upper bound
+  std::vector<AttrDef> attrs;
+  InferFn infer;
+  KernelFn kernel;
+  // Computes each output element from the same element of each input (after broadcasting);
+  // what fusion and elementwise patterns look for.
+  bool elementwise = false;
+
+  const AttrDef* find_attr(std::string_view attr_name) const;
+  // Checks attribute names and kinds against the schema and fills in defaults.
+  // An int given for a float attribute is widened; nothing else is converted.
+  Status normalize_attrs(AttrMap& attrs) const;
+  // The operand count fits min_inputs..max_inputs.
+  Status check_arity(std::size_t count) const;
+};
+
+// Ops by name. Registration is explicit (see register_*_ops); lookups may come from
+// several threads at once.
+class OpRegistry {
+ public:
+  // Errors when an op of that name exists already.
+  Status add(OpDef def);
+  const OpDef* find(std::string_view name) const;
+  std::vector<std::string> names() const;
+
+ private:
+  mutable std::shared_mutex mutex_;
+  std::deque<OpDef> defs_;  // deque: pointers stay valid as ops are added
+  std::map<std::string, const OpDef*, std::less<>> by_name_;
+};
+
+// The ops of each family (src/op/<family>.cc).
+void register_builtin_ops(OpRegistry& registry);      // constant, tuple, get_item, call
+void register_elementwise_ops(OpRegistry& registry);  // add, subtract, multiply, nn.relu, ...
+void register_nn_ops(OpRegistry& registry);           // nn.conv2d, nn.dense
+void register_transform_ops(OpRegistry& registry);    // split, ...
+
+// All ops uma knows.
+void register_all_ops(OpRegistry& registry);
+
+}  // namespace uma

@@ -1,0 +1,24 @@
+// The list of core graph passes, by command-line name.
+#include "uma/graph/pass.h"
+
+namespace uma {
+
+void register_core_passes(PassRegistry& registry) {
+  struct Entry {
+    const char* name;
+    const char* summary;
+    PassFactory factory;
+  };
+  const Entry entries[] = {
+      {"infer-types", "recompute every node's result types from its operands",
+       create_infer_types_pass},
+      {"dce", "erase nodes and functions whose results nothing uses", create_dce_pass},
+      {"cse", "merge nodes that compute the same op on the same operands", create_cse_pass},
+      {"fold-constant", "evaluate nodes whose operands are all constants with the reference kernels",
+       create_fold_constant_pass},
+  };
+  for (const Entry& e : entries)
+    UMA_CHECK(registry.add(e.name, e.summary, e.factory).ok(), "pass {} registered twice", e.name);
+}
+
+}  // namespace uma

@@ -1,0 +1,8 @@
+// STUB: to be written.
+#include "uma/graph/pass.h"
+
+namespace uma {
+
+std::unique_ptr<Pass> create_cse_pass() { return nullptr; }
+
+}  // namespace uma

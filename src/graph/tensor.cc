@@ -1,0 +1,73 @@
+// Host tensors.
+#include "uma/graph/tensor.h"
+
+#include <cstdlib>
+#include <cstring>
+#include <new>
+
+namespace uma {
+namespace {
+
+// 64 bytes: a cache line and an AVX-512 vector, so kernels may use aligned loads.
+constexpr std::size_t kAlignment = 64;
+
+}  // namespace
+
+void Tensor::AlignedDeleter::operator()(std::byte* p) const {
+  ::operator delete[](p, std::align_val_t(kAlignment));
+}
+
+Tensor::Tensor(TensorType type) : type_(std::move(type)) {
+  UMA_CHECK(type_.checked_num_elements().ok(), "invalid tensor type {}", uma::to_string(type_));
+  size_ = static_cast<std::size_t>(type_.num_bytes());
+  // Never a zero-size allocation, so data() is always a valid pointer.
+  std::size_t allocation = size_ == 0 ? kAlignment : size_;
+  data_.reset(new (std::align_val_t(kAlignment)) std::byte[allocation]);
+  std::memset(data_.get(), 0, allocation);
+}
+
+std::shared_ptr<Tensor> Tensor::without_data(TensorType type) {
+  TensorType empty = type;
+  empty.shape.assign(1, 0);
+  auto tensor = std::make_shared<Tensor>(std::move(empty));
+  tensor->type_ = std::move(type);
+  tensor->has_data_ = false;
+  return tensor;
+}
+
+double Tensor::get(std::int64_t i) const {
+  UMA_CHECK(has_data_);
+  switch (dtype()) {
+    case DType::f32: return data<float>()[i];
+    case DType::f16: return f16_to_f32(data<std::uint16_t>()[i]);
+    case DType::bf16: return bf16_to_f32(data<std::uint16_t>()[i]);
+    case DType::i8: return data<std::int8_t>()[i];
+    case DType::u8: return data<std::uint8_t>()[i];
+    case DType::i32: return data<std::int32_t>()[i];
+    case DType::i64: return static_cast<double>(data<std::int64_t>()[i]);
+    case DType::boolean: return data<std::uint8_t>()[i] != 0 ? 1.0 : 0.0;
+  }
+  return 0;
+}
+
+void Tensor::set(std::int64_t i, double value) {
+  UMA_CHECK(has_data_);
+  switch (dtype()) {
+    case DType::f32: data<float>()[i] = static_cast<float>(value); break;
+    case DType::f16: data<std::uint16_t>()[i] = f32_to_f16(static_cast<float>(value)); break;
+    case DType::bf16: data<std::uint16_t>()[i] = f32_to_bf16(static_cast<float>(value)); break;
+    case DType::i8: data<std::int8_t>()[i] = static_cast<std::int8_t>(value); break;
+    case DType::u8: data<std::uint8_t>()[i] = static_cast<std::uint8_t>(value); break;
+    case DType::i32: data<std::int32_t>()[i] = static_cast<std::int32_t>(value); break;
+    case DType::i64: data<std::int64_t>()[i] = static_cast<std::int64_t>(value); break;
+    case DType::boolean: data<std::uint8_t>()[i] = value != 0 ? 1 : 0; break;
+  }
+}
+
+bool Tensor::same_contents(const Tensor& other) const {
+  if (type_ != other.type_ || has_data_ != other.has_data_) return false;
+  if (!has_data_) return name == other.name;
+  return size_ == other.size_ && std::memcmp(data_.get(), other.data_.get(), size_) == 0;
+}
+
+}  // namespace uma
