@@ -1,0 +1,36 @@
+#!/usr/bin/env bash
+# Installs every Debian package uma needs to build, test and run (Debian 12).
+# Idempotent: installs only what is missing, without recommended extras.
+set -euo pipefail
+
+packages=(
+  # build
+  g++ cmake ninja-build git ca-certificates
+  # libraries
+  libfmt-dev libcli11-dev nlohmann-json3-dev
+  # tests and benchmarks: GoogleTest, Google Benchmark, lit + FileCheck, Python for lit
+  libgtest-dev libgmock-dev libbenchmark-dev llvm-15-tools python3
+  # fuzzing and sanitizer builds
+  clang libclang-rt-14-dev
+  # tools
+  clang-format
+)
+
+missing=()
+for p in "${packages[@]}"; do
+  if [ "$(dpkg-query -W -f='${Status}' "$p" 2>/dev/null)" != "install ok installed" ]; then
+    missing+=("$p")
+  fi
+done
+
+if [ ${#missing[@]} -eq 0 ]; then
+  echo "setup: all ${#packages[@]} packages present"
+  exit 0
+fi
+
+echo "setup: installing ${missing[*]}"
+sudo=""
+if [ "$(id -u)" -ne 0 ]; then sudo="sudo"; fi
+export DEBIAN_FRONTEND=noninteractive
+$sudo apt-get update -qq
+$sudo apt-get install -y -qq --no-install-recommends "${missing[@]}"
