@@ -1,9 +1,246 @@
-// STUB: to be written.
+// The graph IR verifier: the IR's rules, checked in time linear in the module's size.
+//
+// Rules beyond those listed in verifier.h:
+// - Every function has at least one output. Ops have no side effects, so a function
+//   without outputs computes nothing; one that has none is a pass that forgot to return
+//   its values (an outlining, a partitioning), which this catches where it happens.
+// - A node's stored attributes are normalized: every attribute of the op's schema is
+//   present (defaults filled in) with exactly its schema kind, as the Builder and the
+//   parser leave them, so kernels and lowering may read them without checks.
 #include "uma/graph/verifier.h"
 
-namespace uma {
+#include <unordered_map>
+#include <unordered_set>
 
-Status verify(const Module&) { return Status::success(); }
-Status verify(const Function&) { return Status::success(); }
+#include "uma/graph/builder.h"
+
+namespace uma {
+namespace {
+
+struct UseHash {
+  std::size_t operator()(const Use& use) const {
+    return std::hash<const Node*>()(use.user) * 31 + use.index;
+  }
+};
+
+class FunctionVerifier {
+ public:
+  explicit FunctionVerifier(const Function& function) : function_(function) {}
+
+  Status run() {
+    std::size_t position = 0;
+    for (const auto& node : function_.nodes()) positions_.emplace(node.get(), position++);
+    for (Value* param : function_.params()) UMA_TRY(check_use_list(param));
+    for (const auto& node : function_.nodes())
+      for (Value* result : node->results()) UMA_TRY(check_use_list(result));
+    for (const auto& node : function_.nodes()) UMA_TRY(check_node(node.get()));
+    UMA_TRY(check_outputs());
+    return check_function_attrs();
+  }
+
+ private:
+  Error error(std::string_view message) const {
+    return make_error("function @{}: {}", function_.name(), message);
+  }
+  Error error(const Node& node, std::string_view message) const {
+    return make_error("function @{}: {}: {}", function_.name(), where(node), message);
+  }
+
+  // Node::location() without the function, which every message here names already.
+  std::string where(const Node& node) const {
+    if (!node.name().empty()) return node.location();
+    auto it = positions_.find(&node);
+    if (it == positions_.end()) return node.location();
+    return fmt::format("node #{} ({})", it->second, node.op_name());
+  }
+
+  std::string describe(const Value& value) const {
+    if (value.is_param()) return fmt::format("parameter {}", value.index());
+    return fmt::format("result {} of {}", value.index(), where(*value.producer()));
+  }
+
+  // Each recorded use must point back at the value, and appear once; check_node and
+  // check_outputs then find every actual use among the recorded ones.
+  Status check_use_list(const Value* value) {
+    for (const Use& use : value->uses()) {
+      std::string what;
+      if (use.user == nullptr) {
+        what = fmt::format("output {}", use.index);
+        const auto& outputs = function_.outputs();
+        if (use.index >= outputs.size() || outputs[use.index] != value)
+          return error(fmt::format("use lists out of sync: {} records a use as {}, which is not it",
+                                   describe(*value), what));
+      } else {
+        if (!positions_.count(use.user))
+          return error(fmt::format(
+              "use lists out of sync: {} records a use by a node that is not in the function",
+              describe(*value)));
+        what = fmt::format("operand {} of {}", use.index, where(*use.user));
+        if (use.index >= use.user->num_operands() || use.user->operand(use.index) != value)
+          return error(fmt::format("use lists out of sync: {} records a use as {}, which is not it",
+                                   describe(*value), what));
+      }
+      if (!recorded_.insert(use).second)
+        return error(fmt::format("use lists out of sync: {} records its use as {} twice",
+                                 describe(*value), what));
+    }
+    return Status::success();
+  }
+
+  Status check_recorded(const Value* value, const Use& use, std::string_view what) const {
+    if (recorded_.count(use)) return Status::success();
+    return error(fmt::format("use lists out of sync: {} is missing from the use list of {}", what,
+                             describe(*value)));
+  }
+
+  Status check_node(Node* user) {
+    const Node& node = *user;
+    std::size_t position = positions_.at(user);
+    std::vector<Type> operand_types;
+    operand_types.reserve(node.num_operands());
+    for (std::size_t i = 0; i < node.num_operands(); ++i) {
+      const Value* operand = node.operand(i);
+      if (!operand->is_param()) {
+        auto it = positions_.find(operand->producer());
+        if (it == positions_.end() || it->second >= position)
+          return error(node, fmt::format("operand {} is {}, which does not come before it", i,
+                                         describe(*operand)));
+      }
+      UMA_TRY(check_recorded(operand, Use{user, static_cast<std::uint32_t>(i)},
+                             fmt::format("operand {} of {}", i, where(node))));
+      operand_types.push_back(operand->type());
+    }
+    Status arity = node.op().check_arity(node.num_operands());
+    if (!arity) return error(node, arity.error().message());
+    UMA_TRY(check_attrs(node));
+    UMA_TRY_ASSIGN(std::vector<Type> inferred, infer(node, operand_types));
+    if (inferred.size() != node.num_results())
+      return error(node, fmt::format("has {} result(s), inference gives {}", node.num_results(),
+                                     inferred.size()));
+    for (std::size_t i = 0; i < inferred.size(); ++i)
+      if (!(node.result(i)->type() == inferred[i]))
+        return error(node, fmt::format("result {} has type {}, inference gives {}", i,
+                                       to_string(node.result(i)->type()), to_string(inferred[i])));
+    return Status::success();
+  }
+
+  // Exactly the normalized form (see the file comment); normalize_attrs would accept
+  // more, because it converts and fills in.
+  Status check_attrs(const Node& node) const {
+    const OpDef& op = node.op();
+    for (const auto& [name, value] : node.attrs()) {
+      const AttrDef* def = op.find_attr(name);
+      if (def == nullptr) return error(node, fmt::format("unknown attribute '{}'", name));
+      if (attr_kind(value) != def->kind)
+        return error(node,
+                     fmt::format("attribute '{}' is {}, the op's schema says {}", name,
+                                 attr_kind_name(attr_kind(value)), attr_kind_name(def->kind)));
+    }
+    for (const AttrDef& def : op.attrs)
+      if (!node.attrs().has(def.name))
+        return error(node, fmt::format("attribute '{}' is missing", def.name));
+    return Status::success();
+  }
+
+  Expected<std::vector<Type>> infer(const Node& node,
+                                    const std::vector<Type>& operand_types) const {
+    if (node.is_op("call")) {
+      const Function* callee = node.callee();
+      if (callee == nullptr) return error(node, "a call without a callee");
+      if (callee->module() != function_.module())
+        return error(node, fmt::format("calls @{}, a function of another module", callee->name()));
+      auto types = infer_call_types(*callee, operand_types);
+      if (!types) return error(node, types.error().message());
+      return types;
+    }
+    if (node.callee() != nullptr)
+      return error(node, fmt::format("names callee @{}, but only call nodes have one",
+                                     node.callee()->name()));
+    AttrMap attrs = node.attrs();  // inference normalizes its attributes in place
+    auto types = infer_node_types(node.op(), operand_types, attrs);
+    if (!types) return error(node, types.error().message());
+    return types;
+  }
+
+  Status check_outputs() const {
+    const auto& outputs = function_.outputs();
+    if (outputs.empty())
+      return error("has no outputs (ops have no side effects, so it would compute nothing)");
+    for (std::size_t i = 0; i < outputs.size(); ++i)
+      UMA_TRY(check_recorded(outputs[i], Use{nullptr, static_cast<std::uint32_t>(i)},
+                             fmt::format("output {}", i)));
+    return Status::success();
+  }
+
+  Status check_function_attrs() const {
+    for (std::string_view name : {"Composite", "Compiler", "global_symbol"}) {
+      const Attribute* value = function_.attrs().find(name);
+      if (value != nullptr && attr_kind(*value) != AttrKind::String)
+        return error(fmt::format("attribute '{}' is {}, it must be a string", name,
+                                 attr_kind_name(attr_kind(*value))));
+    }
+    return Status::success();
+  }
+
+  const Function& function_;
+  std::unordered_map<const Node*, std::size_t> positions_;
+  std::unordered_set<Use, UseHash> recorded_;
+};
+
+// Depth-first search over the call graph; a callee met again while still on the path
+// closes a cycle, which is reported as the path that forms it.
+Status check_call_graph(const Module& module) {
+  std::unordered_map<const Function*, std::vector<const Function*>> callees;
+  for (const Function* function : module.functions()) {
+    auto& out = callees[function];
+    for (const auto& node : function->nodes())
+      if (node->callee() != nullptr) out.push_back(node->callee());
+  }
+  enum class State { kOnPath, kDone };
+  std::unordered_map<const Function*, State> state;
+  struct Frame {
+    const Function* function;
+    std::size_t next;
+  };
+  for (const Function* root : module.functions()) {
+    if (state.count(root)) continue;
+    std::vector<Frame> path = {{root, 0}};
+    state[root] = State::kOnPath;
+    while (!path.empty()) {
+      Frame& frame = path.back();
+      const auto& out = callees[frame.function];
+      if (frame.next == out.size()) {
+        state[frame.function] = State::kDone;
+        path.pop_back();
+        continue;
+      }
+      const Function* callee = out[frame.next++];
+      auto it = state.find(callee);
+      if (it == state.end()) {
+        state[callee] = State::kOnPath;
+        path.push_back({callee, 0});
+      } else if (it->second == State::kOnPath) {
+        std::string cycle;
+        bool in_cycle = false;
+        for (const Frame& f : path) {
+          in_cycle |= f.function == callee;
+          if (in_cycle) cycle += fmt::format("@{} -> ", f.function->name());
+        }
+        return make_error("function @{}: recursive calls {}@{} (recursion is not allowed)",
+                          callee->name(), cycle, callee->name());
+      }
+    }
+  }
+  return Status::success();
+}
+
+}  // namespace
+
+Status verify(const Function& function) { return FunctionVerifier(function).run(); }
+
+Status verify(const Module& module) {
+  for (const Function* function : module.functions()) UMA_TRY(verify(*function));
+  return check_call_graph(module);
+}
 
 }  // namespace uma

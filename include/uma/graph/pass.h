@@ -2,6 +2,7 @@
 #pragma once
 
 #include <chrono>
+#include <cstdint>
 #include <functional>
 #include <map>
 #include <memory>
@@ -94,6 +95,15 @@ std::unique_ptr<Pass> create_infer_types_pass();
 std::unique_ptr<Pass> create_dce_pass();
 std::unique_ptr<Pass> create_cse_pass();
 std::unique_ptr<Pass> create_fold_constant_pass();
+
+struct FoldConstantOptions {
+  // A node whose results would hold more elements than this in total is not folded, so
+  // that folding never blows a model up (a broadcast to a large shape stays a broadcast).
+  std::int64_t max_elements = std::int64_t{1} << 20;
+};
+// fold-constant with options other than the defaults. (A separate name: an overload would
+// make the plain factory ambiguous where it is taken as a PassFactory.)
+std::unique_ptr<Pass> create_fold_constant_pass_with_options(const FoldConstantOptions& options);
 
 // Registers the core graph passes.
 void register_core_passes(PassRegistry& registry);
