@@ -10,30 +10,32 @@
 #include "uma/graph/verifier.h"
 
 #include <unordered_map>
-#include <unordered_set>
 
 #include "uma/graph/builder.h"
 
 namespace uma {
 namespace {
 
-struct UseHash {
-  std::size_t operator()(const Use& use) const {
-    return std::hash<const Node*>()(use.user) * 31 + use.index;
-  }
-};
-
 class FunctionVerifier {
  public:
   explicit FunctionVerifier(const Function& function) : function_(function) {}
 
   Status run() {
-    std::size_t position = 0;
-    for (const auto& node : function_.nodes()) positions_.emplace(node.get(), position++);
+    places_.reserve(function_.num_nodes());
+    std::size_t slots = 0;
+    for (const auto& node : function_.nodes()) {
+      places_.emplace(node.get(), Place{places_.size(), slots});
+      slots += node->num_operands();
+    }
+    first_output_slot_ = slots;
+    recorded_.assign(slots + function_.outputs().size(), false);
+
     for (Value* param : function_.params()) UMA_TRY(check_use_list(param));
     for (const auto& node : function_.nodes())
-      for (Value* result : node->results()) UMA_TRY(check_use_list(result));
-    for (const auto& node : function_.nodes()) UMA_TRY(check_node(node.get()));
+      for (std::size_t i = 0; i < node->num_results(); ++i)
+        UMA_TRY(check_use_list(node->result(i)));
+    std::size_t position = 0;
+    for (const auto& node : function_.nodes()) UMA_TRY(check_node(node.get(), position++));
     UMA_TRY(check_outputs());
     return check_function_attrs();
   }
@@ -49,9 +51,9 @@ class FunctionVerifier {
   // Node::location() without the function, which every message here names already.
   std::string where(const Node& node) const {
     if (!node.name().empty()) return node.location();
-    auto it = positions_.find(&node);
-    if (it == positions_.end()) return node.location();
-    return fmt::format("node #{} ({})", it->second, node.op_name());
+    auto it = places_.find(&node);
+    if (it == places_.end()) return node.location();
+    return fmt::format("node #{} ({})", it->second.position, node.op_name());
   }
 
   std::string describe(const Value& value) const {
@@ -59,55 +61,65 @@ class FunctionVerifier {
     return fmt::format("result {} of {}", value.index(), where(*value.producer()));
   }
 
+  // Only for uses whose user is known to be in the function.
+  std::string describe(const Use& use) const {
+    if (use.user == nullptr) return fmt::format("output {}", use.index);
+    return fmt::format("operand {} of {}", use.index, where(*use.user));
+  }
+
   // Each recorded use must point back at the value, and appear once; check_node and
   // check_outputs then find every actual use among the recorded ones.
   Status check_use_list(const Value* value) {
     for (const Use& use : value->uses()) {
-      std::string what;
+      bool points_back;
       if (use.user == nullptr) {
-        what = fmt::format("output {}", use.index);
         const auto& outputs = function_.outputs();
-        if (use.index >= outputs.size() || outputs[use.index] != value)
-          return error(fmt::format("use lists out of sync: {} records a use as {}, which is not it",
-                                   describe(*value), what));
+        points_back = use.index < outputs.size() && outputs[use.index] == value;
       } else {
-        if (!positions_.count(use.user))
+        if (!places_.count(use.user))
           return error(fmt::format(
               "use lists out of sync: {} records a use by a node that is not in the function",
               describe(*value)));
-        what = fmt::format("operand {} of {}", use.index, where(*use.user));
-        if (use.index >= use.user->num_operands() || use.user->operand(use.index) != value)
-          return error(fmt::format("use lists out of sync: {} records a use as {}, which is not it",
-                                   describe(*value), what));
+        points_back = use.index < use.user->num_operands() && use.user->operand(use.index) == value;
       }
-      if (!recorded_.insert(use).second)
+      if (!points_back)
+        return error(fmt::format("use lists out of sync: {} records a use as {}, which is not it",
+                                 describe(*value), describe(use)));
+      auto slot = recorded_[slot_of(use)];
+      if (slot)
         return error(fmt::format("use lists out of sync: {} records its use as {} twice",
-                                 describe(*value), what));
+                                 describe(*value), describe(use)));
+      slot = true;
     }
     return Status::success();
   }
 
-  Status check_recorded(const Value* value, const Use& use, std::string_view what) const {
-    if (recorded_.count(use)) return Status::success();
-    return error(fmt::format("use lists out of sync: {} is missing from the use list of {}", what,
-                             describe(*value)));
+  // Where a use is marked in recorded_: operand slots node by node, then the outputs.
+  // Only for uses that exist (check_use_list has checked them).
+  std::size_t slot_of(const Use& use) const {
+    if (use.user == nullptr) return first_output_slot_ + use.index;
+    return places_.at(use.user).first_slot + use.index;
   }
 
-  Status check_node(Node* user) {
+  Status check_recorded(const Value* value, const Use& use) const {
+    if (recorded_[slot_of(use)]) return Status::success();
+    return error(fmt::format("use lists out of sync: {} is missing from the use list of {}",
+                             describe(use), describe(*value)));
+  }
+
+  Status check_node(Node* user, std::size_t position) {
     const Node& node = *user;
-    std::size_t position = positions_.at(user);
     std::vector<Type> operand_types;
     operand_types.reserve(node.num_operands());
     for (std::size_t i = 0; i < node.num_operands(); ++i) {
       const Value* operand = node.operand(i);
       if (!operand->is_param()) {
-        auto it = positions_.find(operand->producer());
-        if (it == positions_.end() || it->second >= position)
+        auto it = places_.find(operand->producer());
+        if (it == places_.end() || it->second.position >= position)
           return error(node, fmt::format("operand {} is {}, which does not come before it", i,
                                          describe(*operand)));
       }
-      UMA_TRY(check_recorded(operand, Use{user, static_cast<std::uint32_t>(i)},
-                             fmt::format("operand {} of {}", i, where(node))));
+      UMA_TRY(check_recorded(operand, Use{user, static_cast<std::uint32_t>(i)}));
       operand_types.push_back(operand->type());
     }
     Status arity = node.op().check_arity(node.num_operands());
@@ -167,8 +179,7 @@ class FunctionVerifier {
     if (outputs.empty())
       return error("has no outputs (ops have no side effects, so it would compute nothing)");
     for (std::size_t i = 0; i < outputs.size(); ++i)
-      UMA_TRY(check_recorded(outputs[i], Use{nullptr, static_cast<std::uint32_t>(i)},
-                             fmt::format("output {}", i)));
+      UMA_TRY(check_recorded(outputs[i], Use{nullptr, static_cast<std::uint32_t>(i)}));
     return Status::success();
   }
 
@@ -182,9 +193,17 @@ class FunctionVerifier {
     return Status::success();
   }
 
+  struct Place {
+    std::size_t position;
+    std::size_t first_slot;  // of its first operand in recorded_
+  };
+
   const Function& function_;
-  std::unordered_map<const Node*, std::size_t> positions_;
-  std::unordered_set<Use, UseHash> recorded_;
+  std::unordered_map<const Node*, Place> places_;
+  // One flag per operand and output: whether a use list records it. Every recorded use
+  // must point back and be recorded once, and every slot must end up set.
+  std::vector<bool> recorded_;
+  std::size_t first_output_slot_ = 0;
 };
 
 // Depth-first search over the call graph; a callee met again while still on the path
