@@ -1,8 +1,304 @@
-// STUB: to be written.
+// Data-movement ops: split, reshape, concatenate and transpose. Negative axes count from
+// the end. The kernels move elements as bytes, so they work for every dtype.
+#include <algorithm>
+#include <cstring>
+#include <memory>
+
 #include "uma/op/op_registry.h"
+#include "uma/op/shape_util.h"
 
 namespace uma {
+namespace {
 
-void register_transform_ops(OpRegistry&) {}
+using Ints = std::vector<std::int64_t>;
+
+// The attribute `name` as an axis of a tensor of rank `rank`.
+Expected<std::size_t> axis_attr(const AttrMap& attrs, const char* name, std::size_t rank) {
+  std::int64_t axis = attrs.get_int(name);
+  std::optional<std::size_t> normalized = normalize_axis(axis, rank);
+  if (!normalized) return make_error("attribute '{}' is {}, but {}", name, axis, valid_axes(rank));
+  return *normalized;
+}
+
+// Copies `count` elements from element `from_offset` of `from` to element `to_offset` of `to`.
+void copy_elements(const Tensor& from, std::int64_t from_offset, Tensor& to, std::int64_t to_offset,
+                   std::int64_t count) {
+  auto size = static_cast<std::int64_t>(dtype_size(from.dtype()));
+  std::memcpy(to.bytes().data() + to_offset * size, from.bytes().data() + from_offset * size,
+              static_cast<std::size_t>(count * size));
+}
+
+// ---- split ----
+
+// `sections` and `sizes` default to 0 and [], which mean "not given": the schema has no
+// optional attributes without defaults, and this way the printer leaves them out.
+Expected<std::vector<Type>> infer_split(const std::vector<Type>& inputs, const AttrMap& attrs) {
+  UMA_TRY(check_tensor_operands(inputs));
+  const TensorType& input = inputs[0].tensor();
+  UMA_TRY_ASSIGN(std::size_t axis, axis_attr(attrs, "axis", input.rank()));
+  std::int64_t dim = input.shape[axis];
+  std::int64_t sections = attrs.get_int("sections");
+  const Ints& sizes = attrs.get_ints("sizes");
+  if (sections != 0 && !sizes.empty())
+    return make_error("attributes 'sections' and 'sizes' exclude each other; give one");
+  if (sections == 0 && sizes.empty())
+    return make_error(
+        "give attribute 'sections' (a number of equal parts) or 'sizes' (the size of each part)");
+
+  Ints parts;
+  if (sections != 0) {
+    if (sections < 0) return make_error("attribute 'sections' must be positive, got {}", sections);
+    // Bounds the number of results, so a hostile model cannot ask for billions of them.
+    if (sections > std::max<std::int64_t>(dim, 1))
+      return make_error("attribute 'sections' is {}, but dimension {} has only {} element(s)",
+                        sections, axis, dim);
+    if (dim % sections != 0)
+      return make_error(
+          "attribute 'sections' is {}, but dimension {} (size {}) is not divisible by it", sections,
+          axis, dim);
+    parts.assign(static_cast<std::size_t>(sections), dim / sections);
+  } else {
+    std::optional<std::int64_t> total = 0;
+    for (std::int64_t size : sizes) {
+      if (size < 0)
+        return make_error("attribute 'sizes' must not be negative, got {}", format_ints(sizes));
+      if (total) total = checked_add(*total, size);
+    }
+    if (total != dim)
+      return make_error("attribute 'sizes' {} does not add up to dimension {} (size {})",
+                        format_ints(sizes), axis, dim);
+    parts = sizes;
+  }
+  std::vector<Type> results;
+  for (std::int64_t size : parts) {
+    TensorType part = input;
+    part.shape[axis] = size;
+    results.push_back(part);
+  }
+  return results;
+}
+
+Expected<std::vector<TensorPtr>> split_kernel(const std::vector<TensorPtr>& inputs,
+                                              const AttrMap& attrs,
+                                              const std::vector<Type>& result_types) {
+  const Tensor& input = *inputs[0];
+  const Shape& shape = input.shape();
+  std::size_t axis = *normalize_axis(attrs.get_int("axis"), shape.size());
+  // The input is `outer` blocks of shape[axis] rows of `inner` elements; each part takes
+  // its rows from every block.
+  std::int64_t outer = product(shape, 0, axis);
+  std::int64_t inner = product(shape, axis + 1, shape.size());
+  std::vector<TensorPtr> results;
+  std::int64_t first_row = 0;
+  for (const Type& type : result_types) {
+    auto part = std::make_shared<Tensor>(type.tensor());
+    std::int64_t rows = type.tensor().shape[axis];
+    for (std::int64_t o = 0; o < outer; ++o)
+      copy_elements(input, (o * shape[axis] + first_row) * inner, *part, o * rows * inner,
+                    rows * inner);
+    first_row += rows;
+    results.push_back(std::move(part));
+  }
+  return results;
+}
+
+// ---- reshape ----
+
+// ONNX Reshape with allowzero = 0: 0 copies the input's dimension at the same index, and
+// one -1 takes whatever size makes the element counts agree.
+Expected<std::vector<Type>> infer_reshape(const std::vector<Type>& inputs, const AttrMap& attrs) {
+  UMA_TRY(check_tensor_operands(inputs));
+  const TensorType& input = inputs[0].tensor();
+  const Ints& newshape = attrs.get_ints("newshape");
+  Shape shape(newshape.size());
+  std::optional<std::size_t> inferred;
+  std::optional<std::int64_t> known = 1;
+  for (std::size_t i = 0; i < newshape.size(); ++i) {
+    std::int64_t dim = newshape[i];
+    if (dim == -1) {
+      if (inferred)
+        return make_error("attribute 'newshape' {} has more than one -1", format_ints(newshape));
+      inferred = i;
+      continue;
+    }
+    if (dim < -1)
+      return make_error(
+          "attribute 'newshape' has {} at index {}; a dimension is positive, 0 (copy the input's) "
+          "or -1 (inferred)",
+          dim, i);
+    if (dim == 0) {
+      if (i >= input.rank())
+        return make_error("attribute 'newshape' has 0 at index {}, but the input has rank {}", i,
+                          input.rank());
+      dim = input.shape[i];
+    }
+    shape[i] = dim;
+    if (known) known = checked_mul(*known, dim);
+  }
+  if (!known)
+    return make_error("attribute 'newshape' {} has more elements than fit in 64 bits",
+                      format_ints(newshape));
+  std::int64_t count = input.num_elements();
+  if (inferred) {
+    if (*known == 0)
+      return make_error(
+          "attribute 'newshape' {} has a -1 beside a dimension of size 0, so its size is ambiguous",
+          format_ints(newshape));
+    if (count % *known != 0)
+      return make_error("cannot reshape {} ({} elements) to {}: {} is not divisible by {}",
+                        to_string(inputs[0]), count, format_ints(newshape), count, *known);
+    shape[*inferred] = count / *known;
+  } else if (*known != count) {
+    return make_error("cannot reshape {} ({} elements) to {} ({} elements)", to_string(inputs[0]),
+                      count, format_ints(shape), *known);
+  }
+  return std::vector<Type>{TensorType{input.dtype, std::move(shape)}};
+}
+
+Expected<std::vector<TensorPtr>> reshape_kernel(const std::vector<TensorPtr>& inputs,
+                                                const AttrMap&,
+                                                const std::vector<Type>& result_types) {
+  auto out = std::make_shared<Tensor>(result_types[0].tensor());
+  copy_elements(*inputs[0], 0, *out, 0, out->num_elements());
+  return std::vector<TensorPtr>{std::move(out)};
+}
+
+// ---- concatenate ----
+
+Expected<std::vector<Type>> infer_concatenate(const std::vector<Type>& inputs,
+                                              const AttrMap& attrs) {
+  UMA_TRY(check_tensor_operands(inputs));
+  TensorType result = inputs[0].tensor();
+  UMA_TRY_ASSIGN(std::size_t axis, axis_attr(attrs, "axis", result.rank()));
+  const Shape& first = inputs[0].tensor().shape;
+  for (std::size_t i = 1; i < inputs.size(); ++i) {
+    const TensorType& t = inputs[i].tensor();
+    if (t.dtype != result.dtype)
+      return make_error("operand {} is {}, but operand 0 is {}", i, dtype_name(t.dtype),
+                        dtype_name(result.dtype));
+    if (t.rank() != result.rank())
+      return make_error("operand {} has rank {}, but operand 0 has rank {}", i, t.rank(),
+                        result.rank());
+    for (std::size_t d = 0; d < t.rank(); ++d)
+      if (d != axis && t.shape[d] != first[d])
+        return make_error(
+            "operand {} has shape {} and operand 0 has {}: they differ in dimension {}, but may "
+            "differ only in the concatenation axis {}",
+            i, to_string(t.shape), to_string(first), d, axis);
+    std::optional<std::int64_t> sum = checked_add(result.shape[axis], t.shape[axis]);
+    if (!sum) return make_error("the concatenated dimension {} overflows int64", axis);
+    result.shape[axis] = *sum;
+  }
+  UMA_TRY(check_result_type(result));
+  return std::vector<Type>{result};
+}
+
+Expected<std::vector<TensorPtr>> concatenate_kernel(const std::vector<TensorPtr>& inputs,
+                                                    const AttrMap& attrs,
+                                                    const std::vector<Type>& result_types) {
+  auto out = std::make_shared<Tensor>(result_types[0].tensor());
+  const Shape& shape = out->shape();
+  std::size_t axis = *normalize_axis(attrs.get_int("axis"), shape.size());
+  // The mirror image of split: each operand fills its rows of every outer block.
+  std::int64_t outer = product(shape, 0, axis);
+  std::int64_t inner = product(shape, axis + 1, shape.size());
+  std::int64_t first_row = 0;
+  for (const TensorPtr& input : inputs) {
+    std::int64_t rows = input->shape()[axis];
+    for (std::int64_t o = 0; o < outer; ++o)
+      copy_elements(*input, o * rows * inner, *out, (o * shape[axis] + first_row) * inner,
+                    rows * inner);
+    first_row += rows;
+  }
+  return std::vector<TensorPtr>{std::move(out)};
+}
+
+// ---- transpose ----
+
+// Output dimension i is input dimension axes[i]; no axes means reversing them all.
+Expected<std::vector<std::size_t>> transpose_axes(const AttrMap& attrs, std::size_t rank) {
+  const Ints& axes = attrs.get_ints("axes");
+  std::vector<std::size_t> permutation(rank);
+  if (axes.empty()) {
+    for (std::size_t i = 0; i < rank; ++i) permutation[i] = rank - 1 - i;
+    return permutation;
+  }
+  if (axes.size() != rank)
+    return make_error("attribute 'axes' has {} values, but the operand has rank {}", axes.size(),
+                      rank);
+  std::vector<bool> seen(rank, false);
+  for (std::size_t i = 0; i < rank; ++i) {
+    std::optional<std::size_t> axis = normalize_axis(axes[i], rank);
+    if (!axis)
+      return make_error("attribute 'axes' has {} at index {}, but {}", axes[i], i,
+                        valid_axes(rank));
+    if (seen[*axis])
+      return make_error("attribute 'axes' {} is not a permutation: axis {} appears twice",
+                        format_ints(axes), *axis);
+    seen[*axis] = true;
+    permutation[i] = *axis;
+  }
+  return permutation;
+}
+
+Expected<std::vector<Type>> infer_transpose(const std::vector<Type>& inputs, const AttrMap& attrs) {
+  UMA_TRY(check_tensor_operands(inputs));
+  const TensorType& input = inputs[0].tensor();
+  UMA_TRY_ASSIGN(std::vector<std::size_t> permutation, transpose_axes(attrs, input.rank()));
+  TensorType result{input.dtype, Shape(input.rank())};
+  for (std::size_t i = 0; i < permutation.size(); ++i)
+    result.shape[i] = input.shape[permutation[i]];
+  return std::vector<Type>{result};
+}
+
+Expected<std::vector<TensorPtr>> transpose_kernel(const std::vector<TensorPtr>& inputs,
+                                                  const AttrMap& attrs,
+                                                  const std::vector<Type>& result_types) {
+  const Tensor& input = *inputs[0];
+  auto out = std::make_shared<Tensor>(result_types[0].tensor());
+  UMA_TRY_ASSIGN(std::vector<std::size_t> permutation, transpose_axes(attrs, input.shape().size()));
+  // Walking the output in order, output dimension i steps through the input with the
+  // stride of input dimension permutation[i].
+  std::vector<std::int64_t> input_strides = row_major_strides(input.shape());
+  std::vector<std::int64_t> strides(permutation.size());
+  for (std::size_t i = 0; i < permutation.size(); ++i) strides[i] = input_strides[permutation[i]];
+  for (std::int64_t i = 0; i < out->num_elements(); ++i)
+    copy_elements(input, strided_offset(i, out->shape(), strides), *out, i, 1);
+  return std::vector<TensorPtr>{std::move(out)};
+}
+
+}  // namespace
+
+void register_transform_ops(OpRegistry& registry) {
+  const std::vector<OpDef> ops = {
+      {.name = "split",
+       .min_inputs = 1,
+       .max_inputs = 1,
+       .attrs = {{"axis", AttrKind::Int, std::int64_t{0}},
+                 {"sections", AttrKind::Int, std::int64_t{0}},
+                 {"sizes", AttrKind::Ints, Ints{}}},
+       .infer = infer_split,
+       .kernel = split_kernel},
+      {.name = "reshape",
+       .min_inputs = 1,
+       .max_inputs = 1,
+       .attrs = {{"newshape", AttrKind::Ints, std::nullopt}},
+       .infer = infer_reshape,
+       .kernel = reshape_kernel},
+      {.name = "concatenate",
+       .min_inputs = 1,
+       .max_inputs = OpDef::kVariadic,
+       .attrs = {{"axis", AttrKind::Int, std::int64_t{0}}},
+       .infer = infer_concatenate,
+       .kernel = concatenate_kernel},
+      {.name = "transpose",
+       .min_inputs = 1,
+       .max_inputs = 1,
+       .attrs = {{"axes", AttrKind::Ints, Ints{}}},
+       .infer = infer_transpose,
+       .kernel = transpose_kernel},
+  };
+  for (const OpDef& op : ops) UMA_CHECK(registry.add(op).ok(), "op {} registered twice", op.name);
+}
 
 }  // namespace uma

@@ -1,0 +1,43 @@
+// Helpers for unit tests that build tensors and attributes and read results back.
+#pragma once
+
+#include <initializer_list>
+#include <memory>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "uma/graph/attribute.h"
+#include "uma/graph/tensor.h"
+
+namespace uma::test {
+
+// A tensor of `shape` holding `values` in row-major order (converted to the dtype).
+inline std::shared_ptr<Tensor> make_tensor(DType dtype, Shape shape,
+                                           const std::vector<double>& values) {
+  auto tensor = std::make_shared<Tensor>(TensorType{dtype, std::move(shape)});
+  UMA_CHECK(static_cast<std::int64_t>(values.size()) == tensor->num_elements(),
+            "{} values for {} elements", values.size(), tensor->num_elements());
+  for (std::size_t i = 0; i < values.size(); ++i)
+    tensor->set(static_cast<std::int64_t>(i), values[i]);
+  return tensor;
+}
+
+inline std::shared_ptr<Tensor> f32(Shape shape, const std::vector<double>& values) {
+  return make_tensor(DType::f32, std::move(shape), values);
+}
+
+// Every element, converted to double.
+inline std::vector<double> values_of(const Tensor& tensor) {
+  std::vector<double> out;
+  for (std::int64_t i = 0; i < tensor.num_elements(); ++i) out.push_back(tensor.get(i));
+  return out;
+}
+
+inline AttrMap make_attrs(std::initializer_list<std::pair<std::string, Attribute>> entries) {
+  AttrMap attrs;
+  for (const auto& [name, value] : entries) attrs.set(name, value);
+  return attrs;
+}
+
+}  // namespace uma::test
