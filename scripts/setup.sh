@@ -7,9 +7,11 @@ packages=(
   # build
   g++ cmake ninja-build git ca-certificates
   # libraries
-  libfmt-dev libcli11-dev nlohmann-json3-dev
+  libfmt-dev libcli11-dev nlohmann-json3-dev libonnx-dev libprotobuf-dev protobuf-compiler
   # tests and benchmarks: GoogleTest, Google Benchmark, lit + FileCheck, Python for lit
   libgtest-dev libgmock-dev libbenchmark-dev llvm-15-tools python3
+  # ONNX conformance tests and real models, generated at test time with Debian's Python
+  python3-onnx python3-numpy python3-torch python3-torchvision
   # fuzzing and sanitizer builds
   clang libclang-rt-14-dev
   # tools

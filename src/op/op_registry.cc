@@ -70,7 +70,11 @@ void register_all_ops(OpRegistry& registry) {
   register_builtin_ops(registry);
   register_elementwise_ops(registry);
   register_nn_ops(registry);
+  register_conv_ops(registry);
+  register_pool_ops(registry);
+  register_norm_ops(registry);
   register_transform_ops(registry);
+  register_reduce_ops(registry);
 }
 
 }  // namespace uma

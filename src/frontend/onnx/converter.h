@@ -1,0 +1,91 @@
+// The interface between the ONNX importer and its per-op-family converters
+// (one file per family in this folder). Private to the frontend.
+#pragma once
+
+#include <onnx/onnx_pb.h>
+
+#include <functional>
+#include <map>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "uma/graph/builder.h"
+#include "uma/graph/ir.h"
+
+namespace uma::onnx_import {
+
+// What a converter sees of one ONNX node: its inputs as graph values, its attributes with
+// checked types, the model's opset, and a builder that names new nodes after it.
+class NodeContext {
+ public:
+  NodeContext(const onnx::NodeProto& node, std::vector<Value*> inputs, std::int64_t opset,
+              Builder& builder)
+      : node_(node), inputs_(std::move(inputs)), opset_(opset), builder_(builder) {}
+
+  const onnx::NodeProto& proto() const { return node_; }
+  const std::string& op_type() const { return node_.op_type(); }
+  // The default domain's opset version the model imports (7..17).
+  std::int64_t opset() const { return opset_; }
+
+  // Inputs, with optional ones that the model left empty ("") as nullptr.
+  std::size_t num_inputs() const { return inputs_.size(); }
+  bool has_input(std::size_t i) const { return i < inputs_.size() && inputs_[i] != nullptr; }
+  Value* input(std::size_t i) const { return has_input(i) ? inputs_[i] : nullptr; }
+  // The tensor behind input i when it is a constant (an initializer, a Constant node, or a
+  // computation on constants folded on the way), else nullptr.
+  TensorPtr constant_input(std::size_t i) const;
+  // The same, or an error naming the input: "input 1 ('shape') must be a constant".
+  Expected<TensorPtr> require_constant_input(std::size_t i, std::string_view what) const;
+
+  // Attributes: absent ones take `fallback`, or are an error when it is nullopt. A wrong
+  // attribute type is an error naming the attribute.
+  bool has_attr(std::string_view name) const;
+  Expected<std::int64_t> attr_int(std::string_view name, std::optional<std::int64_t> fallback) const;
+  Expected<double> attr_float(std::string_view name, std::optional<double> fallback) const;
+  Expected<std::string> attr_string(std::string_view name, std::optional<std::string> fallback) const;
+  Expected<std::vector<std::int64_t>> attr_ints(std::string_view name,
+                                                std::optional<std::vector<std::int64_t>> fallback) const;
+  Expected<std::vector<double>> attr_floats(std::string_view name,
+                                            std::optional<std::vector<double>> fallback) const;
+  Expected<TensorPtr> attr_tensor(std::string_view name) const;
+
+  // Creates a uma node named after this ONNX node; errors come back for the importer to
+  // prefix with the node's location.
+  Expected<Node*> emit(std::string_view op, std::vector<Value*> operands, AttrMap attrs = {});
+  // The same for a single-result op.
+  Expected<Value*> emit_value(std::string_view op, std::vector<Value*> operands, AttrMap attrs = {});
+  Value* constant(TensorPtr tensor);
+  Builder& builder() { return builder_; }
+
+ private:
+  const onnx::AttributeProto* find_attr(std::string_view name) const;
+  const onnx::NodeProto& node_;
+  std::vector<Value*> inputs_;
+  std::int64_t opset_;
+  Builder& builder_;
+};
+
+// Converts one ONNX node; returns one value per ONNX output (nullptr for an optional output
+// that the model leaves unused and the op does not produce).
+using Converter = std::function<Expected<std::vector<Value*>>(NodeContext&)>;
+
+// ONNX op types (default domain) to converters.
+class ConverterTable {
+ public:
+  void add(std::string op_type, Converter converter);
+  const Converter* find(std::string_view op_type) const;
+
+ private:
+  std::map<std::string, Converter, std::less<>> converters_;
+};
+
+// One per op family, in the file of that name.
+void register_elementwise_converters(ConverterTable& table);  // Add, Relu, Cast, Where, ...
+void register_conv_converters(ConverterTable& table);  // Conv, ConvTranspose, Gemm, MatMul, pools
+void register_norm_converters(ConverterTable& table);  // norms, Softmax, LogSoftmax, Resize
+void register_transform_converters(ConverterTable& table);  // Reshape, Slice, Gather, Pad, ...
+void register_reduce_converters(ConverterTable& table);     // ReduceMean, ..., ArgMax
+
+}  // namespace uma::onnx_import

@@ -1,0 +1,8 @@
+// STUB: to be written.
+#include "converter.h"
+
+namespace uma::onnx_import {
+
+void register_transform_converters(ConverterTable&) {}
+
+}  // namespace uma::onnx_import
