@@ -1,9 +1,10 @@
 // The graph IR verifier: the IR's rules, checked in time linear in the module's size.
 //
 // Rules beyond those listed in verifier.h:
-// - Every function has at least one output. Ops have no side effects, so a function
-//   without outputs computes nothing; one that has none is a pass that forgot to return
-//   its values (an outlining, a partitioning), which this catches where it happens.
+// - A function without outputs has no nodes either. Ops have no side effects, so nodes
+//   whose values cannot leave the function are a pass that forgot to return them (an
+//   outlining, a partitioning), caught here where it happens. An empty function
+//   (`func @f() -> () { return }`, which the text format allows) is a harmless stub.
 // - A node's stored attributes are normalized: every attribute of the op's schema is
 //   present (defaults filled in) with exactly its schema kind, as the Builder and the
 //   parser leave them, so kernels and lowering may read them without checks.
@@ -176,8 +177,10 @@ class FunctionVerifier {
 
   Status check_outputs() const {
     const auto& outputs = function_.outputs();
-    if (outputs.empty())
-      return error("has no outputs (ops have no side effects, so it would compute nothing)");
+    if (outputs.empty() && function_.num_nodes() > 0)
+      return error(
+          "has nodes but no outputs (ops have no side effects, so they compute nothing anyone "
+          "can see)");
     for (std::size_t i = 0; i < outputs.size(); ++i)
       UMA_TRY(check_recorded(outputs[i], Use{nullptr, static_cast<std::uint32_t>(i)}));
     return Status::success();

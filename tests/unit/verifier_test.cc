@@ -281,10 +281,21 @@ TEST_F(VerifierTest, SharedCalleesAreNotCycles) {
   EXPECT_EQ(verify_error(), "ok");
 }
 
-TEST_F(VerifierTest, FunctionsNeedAnOutput) {
+TEST_F(VerifierTest, FunctionsWithNodesNeedAnOutput) {
+  Builder b(*main);
+  b.tuple({x});
   EXPECT_EQ(verify_error(),
-            "function @main: has no outputs (ops have no side effects, so it would compute "
-            "nothing)");
+            "function @main: has nodes but no outputs (ops have no side effects, so they compute "
+            "nothing anyone can see)");
+}
+
+TEST_F(VerifierTest, EmptyFunctionsNeedNoOutput) {
+  // A stub: `func @stub() -> () { return }`, and a call of it, which has no results.
+  Function* stub = *module.add_function("stub");
+  Builder b(*main);
+  EXPECT_EQ(b.call(stub, {})->num_results(), 0u);
+  main->set_outputs({x});
+  EXPECT_EQ(verify_error(), "ok");
 }
 
 TEST_F(VerifierTest, FunctionAttributesHaveTheirKinds) {
