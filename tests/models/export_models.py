@@ -1,0 +1,111 @@
+#!/usr/bin/python3
+"""Exports the real architectures uma is checked on, with torch's outputs as reference.
+
+For each model and opset this writes OUT/<model>_op<opset>/ with model.onnx, input_0.pb
+(the input, as an ONNX TensorProto) and output_0.pb (torch's output for it). Weights are
+torchvision's random initialisation (weights=None, seeded), with BatchNorm statistics and
+affine parameters re-randomised so that activations do not collapse towards zero.
+Generated at test time, never committed.
+
+usage: export_models.py OUT [--models a,b] [--opsets 13,17]
+"""
+import argparse
+import pathlib
+import sys
+import warnings
+
+import numpy as np
+import onnx
+import onnx.numpy_helper
+import torch
+import torchvision
+
+warnings.filterwarnings("ignore")
+
+
+class TextClassifier(torch.nn.Module):
+    """A small TransformerEncoder text model: embedding, two encoder layers (GELU), mean, linear."""
+
+    def __init__(self, vocabulary=1000, width=64, heads=4, layers=2, classes=10):
+        super().__init__()
+        self.embedding = torch.nn.Embedding(vocabulary, width)
+        layer = torch.nn.TransformerEncoderLayer(width, heads, dim_feedforward=2 * width,
+                                                 dropout=0.1, activation="gelu", batch_first=True)
+        self.encoder = torch.nn.TransformerEncoder(layer, layers, enable_nested_tensor=False)
+        self.classifier = torch.nn.Linear(width, classes)
+
+    def forward(self, tokens):
+        return self.classifier(self.encoder(self.embedding(tokens)).mean(dim=1))
+
+
+def image_model(factory, **kwargs):
+    return lambda: (factory(weights=None, **kwargs), torch.randn(1, 3, 224, 224))
+
+
+MODELS = {
+    "resnet18": image_model(torchvision.models.resnet18),
+    "resnet50": image_model(torchvision.models.resnet50),
+    "mobilenet_v2": image_model(torchvision.models.mobilenet_v2),
+    "mobilenet_v3_small": image_model(torchvision.models.mobilenet_v3_small),
+    "squeezenet1_1": image_model(torchvision.models.squeezenet1_1),
+    "efficientnet_b0": image_model(torchvision.models.efficientnet_b0),
+    "shufflenet_v2": image_model(torchvision.models.shufflenet_v2_x1_0),
+    "densenet121": image_model(torchvision.models.densenet121),
+    "googlenet": image_model(torchvision.models.googlenet, aux_logits=False, init_weights=True),
+    "transformer_text": lambda: (TextClassifier(), torch.randint(0, 1000, (1, 16))),
+    # ResNet-18 once more, exported with its BatchNormalization nodes kept (torch folds them
+    # into the convolutions otherwise), so that uma's own folding is checked on a real model.
+    "resnet18_bn": image_model(torchvision.models.resnet18),
+}
+KEEP_BATCH_NORM = {"resnet18_bn"}
+
+
+def randomise_batch_norm(model, generator):
+    for module in model.modules():
+        if isinstance(module, torch.nn.modules.batchnorm._BatchNorm):
+            n = module.num_features
+            module.running_mean.copy_(torch.randn(n, generator=generator) * 0.1)
+            module.running_var.copy_(torch.rand(n, generator=generator) + 0.5)
+            module.weight.data.copy_(torch.rand(n, generator=generator) + 0.5)
+            module.bias.data.copy_(torch.randn(n, generator=generator) * 0.1)
+
+
+def export(name, opset, out_dir):
+    torch.manual_seed(0)
+    model, example = MODELS[name]()
+    model.eval()
+    with torch.no_grad():
+        randomise_batch_norm(model, torch.Generator().manual_seed(1))
+    folder = out_dir / f"{name}_op{opset}"
+    folder.mkdir(parents=True, exist_ok=True)
+    # Not inside torch.no_grad(): under it, transformer layers take a fused fast path
+    # that the exporter cannot trace.
+    keep = name in KEEP_BATCH_NORM
+    torch.onnx.export(model, (example,), str(folder / "model.onnx"), opset_version=opset,
+                      input_names=["input"], output_names=["output"],
+                      do_constant_folding=not keep,
+                      training=torch.onnx.TrainingMode.PRESERVE if keep else torch.onnx.TrainingMode.EVAL)
+    with torch.no_grad():
+        expected = model(example).numpy()
+    for file, array in (("input_0.pb", example.numpy()), ("output_0.pb", expected)):
+        tensor = onnx.numpy_helper.from_array(np.ascontiguousarray(array))
+        (folder / file).write_bytes(tensor.SerializeToString())
+    return folder
+
+
+def main():
+    parser = argparse.ArgumentParser()
+    parser.add_argument("out", type=pathlib.Path)
+    parser.add_argument("--models", default=",".join(MODELS))
+    parser.add_argument("--opsets", default="13,17")
+    args = parser.parse_args()
+    torch.set_num_threads(2)
+    for opset in (int(o) for o in args.opsets.split(",")):
+        for name in args.models.split(","):
+            folder = export(name, opset, args.out)
+            print(f"exported {folder.name}", flush=True)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
