@@ -86,11 +86,11 @@ class FunctionVerifier {
       if (!points_back)
         return error(fmt::format("use lists out of sync: {} records a use as {}, which is not it",
                                  describe(*value), describe(use)));
-      auto slot = recorded_[slot_of(use)];
-      if (slot)
+      std::size_t slot = slot_of(use);
+      if (recorded_[slot])
         return error(fmt::format("use lists out of sync: {} records its use as {} twice",
                                  describe(*value), describe(use)));
-      slot = true;
+      recorded_[slot] = true;
     }
     return Status::success();
   }
