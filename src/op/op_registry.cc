@@ -73,6 +73,7 @@ void register_all_ops(OpRegistry& registry) {
   register_conv_ops(registry);
   register_pool_ops(registry);
   register_norm_ops(registry);
+  register_resize_ops(registry);
   register_transform_ops(registry);
   register_reduce_ops(registry);
 }

@@ -76,7 +76,8 @@ void register_elementwise_ops(OpRegistry& registry);  // add, subtract, multiply
 void register_nn_ops(OpRegistry& registry);           // nn.conv2d, nn.dense
 void register_conv_ops(OpRegistry& registry);         // nn.conv1d/3d, transposed convs, nn.matmul
 void register_pool_ops(OpRegistry& registry);         // nn.max_pool*, nn.avg_pool*, global pools
-void register_norm_ops(OpRegistry& registry);         // nn.batch_norm, nn.softmax, image.resize, ...
+void register_norm_ops(OpRegistry& registry);         // nn.batch_norm, nn.layer_norm, nn.softmax, ...
+void register_resize_ops(OpRegistry& registry);       // image.resize
 void register_transform_ops(OpRegistry& registry);    // split, reshape, strided_slice, take, ...
 void register_reduce_ops(OpRegistry& registry);       // sum, mean, max, min, argmax
 
