@@ -1,4 +1,6 @@
-// Elementwise ops: binary arithmetic with numpy broadcasting, and unary activations.
+// Elementwise arithmetic: binary ops with numpy broadcasting (add, subtract, multiply,
+// divide, maximum, minimum, power), unary math (nn.relu, negative, abs, sigmoid, tanh, exp,
+// log, sqrt, erf, reciprocal) and cast.
 //
 // Semantics of the reference kernels:
 // - Floating-point dtypes compute in double and round once to the result dtype. For +, -,
@@ -6,77 +8,45 @@
 //   more than twice the precision of f32.
 // - Integers compute in int64 and wrap modulo 2^bits, as the generated C does on every
 //   target we build for. Division truncates toward zero; a zero divisor is an error.
+//   power with a negative exponent truncates the real result toward zero (so it is 0
+//   unless the base is 1 or -1); zero to a negative power is an error.
 // - maximum, minimum and nn.relu propagate NaN, as numpy and PyTorch do.
+// - cast follows ONNX's rules: floats to floats round to nearest even (beyond the range:
+//   infinity); integers to integers wrap modulo 2^bits; anything to bool is "!= 0" (so NaN
+//   is true); bool is 0 or 1. Floats to integers truncate toward zero; where ONNX leaves the
+//   result undefined (out of range, NaN) we saturate to the integer type's range and map
+//   NaN to 0, so every input has one defined result.
 #include <cmath>
 #include <memory>
 
+#include "elementwise_util.h"
 #include "uma/op/op_registry.h"
 #include "uma/op/shape_util.h"
 
 namespace uma {
 namespace {
 
-enum class Accepts { Numbers, Floats };
+using namespace elementwise;
 
-// `subject` is "operand is" or "operands are", so the message reads naturally.
-Status check_dtype(DType dtype, Accepts accepts, const char* subject) {
-  if (accepts == Accepts::Floats && !is_float(dtype))
-    return make_error("{} {}, but only floating-point types (f32, f16, bf16) are supported",
-                      subject, dtype_name(dtype));
-  if (dtype == DType::boolean)
-    return make_error("{} bool, but only numbers are supported", subject);
-  return Status::success();
-}
-
-// Integer elements as int64: unlike Tensor::get, exact for every i64 value.
-std::int64_t get_int(const Tensor& t, std::int64_t i) {
-  switch (t.dtype()) {
-    case DType::i8:
-      return t.data<std::int8_t>()[i];
-    case DType::u8:
-      return t.data<std::uint8_t>()[i];
-    case DType::i32:
-      return t.data<std::int32_t>()[i];
-    case DType::i64:
-      return t.data<std::int64_t>()[i];
-    default:
-      break;
-  }
-  internal_error(__FILE__, __LINE__, fmt::format("get_int on {}", dtype_name(t.dtype())));
-}
-
-// Stores the value modulo 2^bits (conversion to a narrower integer wraps in C++20).
-void set_int(Tensor& t, std::int64_t i, std::int64_t value) {
-  switch (t.dtype()) {
-    case DType::i8:
-      t.data<std::int8_t>()[i] = static_cast<std::int8_t>(value);
-      return;
-    case DType::u8:
-      t.data<std::uint8_t>()[i] = static_cast<std::uint8_t>(value);
-      return;
-    case DType::i32:
-      t.data<std::int32_t>()[i] = static_cast<std::int32_t>(value);
-      return;
-    case DType::i64:
-      t.data<std::int64_t>()[i] = value;
-      return;
-    default:
-      break;
-  }
-  internal_error(__FILE__, __LINE__, fmt::format("set_int on {}", dtype_name(t.dtype())));
-}
-
-// Wrapping int64 arithmetic: unsigned arithmetic is modular, signed overflow is undefined.
-std::uint64_t bits(std::int64_t v) { return static_cast<std::uint64_t>(v); }
-std::int64_t wrap(std::uint64_t v) { return static_cast<std::int64_t>(v); }
-
-std::int64_t int_add(std::int64_t a, std::int64_t b) { return wrap(bits(a) + bits(b)); }
-std::int64_t int_subtract(std::int64_t a, std::int64_t b) { return wrap(bits(a) - bits(b)); }
-std::int64_t int_multiply(std::int64_t a, std::int64_t b) { return wrap(bits(a) * bits(b)); }
-std::int64_t int_negative(std::int64_t a) { return wrap(0 - bits(a)); }
 // The kernel rejects b == 0 first; INT64_MIN / -1 wraps like the negation it is.
 std::int64_t int_divide(std::int64_t a, std::int64_t b) {
   return b == -1 ? int_negative(a) : a / b;
+}
+
+// Exponentiation by squaring, wrapping like repeated multiplication would. The kernel
+// rejects 0 to a negative power first.
+std::int64_t int_power(std::int64_t base, std::int64_t exponent) {
+  if (exponent < 0) {
+    if (base == 1) return 1;
+    if (base == -1) return exponent % 2 == 0 ? 1 : -1;
+    return 0;
+  }
+  std::int64_t result = 1;
+  for (; exponent > 0; exponent /= 2) {
+    if (exponent % 2 == 1) result = int_multiply(result, base);
+    base = int_multiply(base, base);
+  }
+  return result;
 }
 
 double float_maximum(double a, double b) {
@@ -88,20 +58,25 @@ double float_minimum(double a, double b) {
   return a < b ? a : b;
 }
 
+// What an integer right-hand side must not be.
+enum class IntGuard { None, NonzeroDivisor, NoZeroToNegativePower };
+
 struct BinaryOp {
   const char* name;
   double (*on_float)(double, double);
   std::int64_t (*on_int)(std::int64_t, std::int64_t);
-  bool divides = false;  // integer divisors must be nonzero
+  IntGuard guard = IntGuard::None;
 };
 
 const BinaryOp kBinaryOps[] = {
     {"add", [](double a, double b) { return a + b; }, int_add},
     {"subtract", [](double a, double b) { return a - b; }, int_subtract},
     {"multiply", [](double a, double b) { return a * b; }, int_multiply},
-    {"divide", [](double a, double b) { return a / b; }, int_divide, true},
+    {"divide", [](double a, double b) { return a / b; }, int_divide, IntGuard::NonzeroDivisor},
     {"maximum", float_maximum, [](std::int64_t a, std::int64_t b) { return a > b ? a : b; }},
     {"minimum", float_minimum, [](std::int64_t a, std::int64_t b) { return a < b ? a : b; }},
+    {"power", [](double a, double b) { return std::pow(a, b); }, int_power,
+     IntGuard::NoZeroToNegativePower},
 };
 
 struct UnaryOp {
@@ -115,22 +90,20 @@ const UnaryOp kUnaryOps[] = {
     {"nn.relu", Accepts::Numbers, [](double x) { return std::isnan(x) || x > 0 ? x : 0.0; },
      [](std::int64_t x) { return x > 0 ? x : 0; }},
     {"negative", Accepts::Numbers, [](double x) { return -x; }, int_negative},
+    // Wraps like negation: abs of the most negative value is itself.
+    {"abs", Accepts::Numbers, [](double x) { return std::fabs(x); },
+     [](std::int64_t x) { return x < 0 ? int_negative(x) : x; }},
     {"sigmoid", Accepts::Floats, [](double x) { return 1.0 / (1.0 + std::exp(-x)); }, nullptr},
     {"tanh", Accepts::Floats, [](double x) { return std::tanh(x); }, nullptr},
     {"exp", Accepts::Floats, [](double x) { return std::exp(x); }, nullptr},
+    {"log", Accepts::Floats, [](double x) { return std::log(x); }, nullptr},
+    {"sqrt", Accepts::Floats, [](double x) { return std::sqrt(x); }, nullptr},
+    {"erf", Accepts::Floats, [](double x) { return std::erf(x); }, nullptr},
+    {"reciprocal", Accepts::Floats, [](double x) { return 1.0 / x; }, nullptr},
 };
 
 Expected<std::vector<Type>> infer_binary(const std::vector<Type>& inputs, const AttrMap&) {
-  UMA_TRY(check_tensor_operands(inputs));
-  const TensorType& a = inputs[0].tensor();
-  const TensorType& b = inputs[1].tensor();
-  if (a.dtype != b.dtype)
-    return make_error("operands have different dtypes {} and {}", dtype_name(a.dtype),
-                      dtype_name(b.dtype));
-  UMA_TRY(check_dtype(a.dtype, Accepts::Numbers, "operands are"));
-  UMA_TRY_ASSIGN(Shape shape, broadcast_shapes(a.shape, b.shape));
-  TensorType result{a.dtype, std::move(shape)};
-  UMA_TRY(check_result_type(result));
+  UMA_TRY_ASSIGN(TensorType result, infer_broadcast(inputs, Accepts::Numbers));
   return std::vector<Type>{result};
 }
 
@@ -151,9 +124,13 @@ Expected<std::vector<TensorPtr>> run_binary(const BinaryOp& op,
       out->set(i, op.on_float(a.get(ia), b.get(ib)));
       continue;
     }
+    std::int64_t x = get_int(a, ia);
     std::int64_t y = get_int(b, ib);
-    if (op.divides && y == 0) return make_error("integer division by zero");
-    set_int(*out, i, op.on_int(get_int(a, ia), y));
+    if (op.guard == IntGuard::NonzeroDivisor && y == 0)
+      return make_error("integer division by zero");
+    if (op.guard == IntGuard::NoZeroToNegativePower && x == 0 && y < 0)
+      return make_error("integer zero raised to the negative power {}", y);
+    set_int(*out, i, op.on_int(x, y));
   }
   return std::vector<TensorPtr>{std::move(out)};
 }
@@ -168,6 +145,46 @@ Expected<std::vector<TensorPtr>> run_unary(const UnaryOp& op, const std::vector<
       out->set(i, op.on_float(x.get(i)));
     else
       set_int(*out, i, op.on_int(get_int(x, i)));
+  }
+  return std::vector<TensorPtr>{std::move(out)};
+}
+
+// ---- cast ----
+
+Expected<DType> cast_dtype(const AttrMap& attrs) {
+  const std::string& name = attrs.get_string("dtype");
+  std::optional<DType> dtype = parse_dtype(name);
+  if (!dtype)
+    return make_error(
+        "attribute 'dtype' is \"{}\", but must be one of f32, f16, bf16, i8, u8, i32, i64, bool",
+        name);
+  return *dtype;
+}
+
+Expected<std::vector<Type>> infer_cast(const std::vector<Type>& inputs, const AttrMap& attrs) {
+  UMA_TRY(check_tensor_operands(inputs));
+  UMA_TRY_ASSIGN(DType dtype, cast_dtype(attrs));
+  return std::vector<Type>{TensorType{dtype, inputs[0].tensor().shape}};
+}
+
+Expected<std::vector<TensorPtr>> cast_kernel(const std::vector<TensorPtr>& inputs, const AttrMap&,
+                                             const std::vector<Type>& result_types) {
+  const Tensor& x = *inputs[0];
+  auto out = std::make_shared<Tensor>(result_types[0].tensor());
+  DType from = x.dtype(), to = out->dtype();
+  for (std::int64_t i = 0; i < out->num_elements(); ++i) {
+    if (to == DType::boolean)
+      set_int(*out, i, x.get(i) != 0 ? 1 : 0);  // Tensor::get is exact enough to compare to 0
+    else if (is_float(from) && is_float(to))
+      out->set(i, x.get(i));
+    else if (is_float(from))
+      set_int(*out, i, saturating_int(x.get(i), int_min(to), int_max(to)));
+    else if (to == DType::f32 && from == DType::i64)
+      out->data<float>()[i] = static_cast<float>(get_int(x, i));  // one rounding, not two
+    else if (is_float(to))
+      out->set(i, static_cast<double>(get_int(x, i)));
+    else
+      set_int(*out, i, get_int(x, i));
   }
   return std::vector<TensorPtr>{std::move(out)};
 }
@@ -206,6 +223,14 @@ void register_elementwise_ops(OpRegistry& registry) {
               .elementwise = true};
     UMA_CHECK(registry.add(std::move(def)).ok(), "op {} registered twice", op.name);
   }
+  OpDef cast{.name = "cast",
+             .min_inputs = 1,
+             .max_inputs = 1,
+             .attrs = {{"dtype", AttrKind::String, std::nullopt}},
+             .infer = infer_cast,
+             .kernel = cast_kernel,
+             .elementwise = true};
+  UMA_CHECK(registry.add(std::move(cast)).ok(), "op cast registered twice");
 }
 
 }  // namespace uma

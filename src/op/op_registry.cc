@@ -69,6 +69,8 @@ std::vector<std::string> OpRegistry::names() const {
 void register_all_ops(OpRegistry& registry) {
   register_builtin_ops(registry);
   register_elementwise_ops(registry);
+  register_activation_ops(registry);
+  register_logical_ops(registry);
   register_nn_ops(registry);
   register_conv_ops(registry);
   register_pool_ops(registry);
