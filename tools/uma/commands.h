@@ -10,6 +10,7 @@ namespace uma::tool {
 // Each adds its subcommand to `app`; the callback sets the process exit code in `exit_code`.
 void add_opt_command(CLI::App& app, int& exit_code);
 void add_run_command(CLI::App& app, int& exit_code);
+void add_import_command(CLI::App& app, int& exit_code);
 
 // Prints an error to standard error as "error: <message>", unless the message already
 // starts with a "file:line:column: error:" location, which editors jump to.

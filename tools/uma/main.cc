@@ -15,11 +15,13 @@ void report(const Error& error) {
 }  // namespace uma::tool
 
 int main(int argc, char** argv) {
-  CLI::App app{"uma: a deep-learning compiler built around the Universal Modular Accelerator interface"};
+  CLI::App app{
+      "uma: a deep-learning compiler built around the Universal Modular Accelerator interface"};
   app.require_subcommand(1);
   int exit_code = 0;
   uma::tool::add_opt_command(app, exit_code);
   uma::tool::add_run_command(app, exit_code);
+  uma::tool::add_import_command(app, exit_code);
   CLI11_PARSE(app, argc, argv);
   return exit_code;
 }

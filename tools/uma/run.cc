@@ -1,19 +1,27 @@
-// `uma run`: run a model's @main through the reference interpreter and print its outputs.
+// `uma run`: run a model's @main (ONNX or graph IR text) through the reference interpreter,
+// print its outputs, optionally write them as .npy and compare them with expected tensors.
+#include <filesystem>
 #include <iostream>
 
 #include "commands.h"
-#include "uma/graph/parser.h"
-#include "uma/graph/verifier.h"
+#include "model_io.h"
+#include "uma/runtime/compare.h"
 #include "uma/runtime/interpreter.h"
-#include "uma/support/file.h"
+#include "uma/runtime/npy.h"
 
 namespace uma::tool {
 namespace {
 
 struct RunOptions {
-  std::string input;
+  std::string model;
+  std::vector<std::string> input_shapes;
+  std::vector<std::string> inputs;
   std::uint64_t seed = 0;
   std::size_t print_limit = 16;
+  std::string output_dir;
+  std::vector<std::string> expect;
+  double rtol = 1e-3;
+  double atol = 1e-7;
 };
 
 // The first `limit` elements, row-major, and the count of those left out.
@@ -26,27 +34,115 @@ std::string format_values(const Tensor& tensor, std::size_t limit) {
   return out + "]";
 }
 
-Status run(const RunOptions& options) {
-  Context context;
-  UMA_TRY_ASSIGN(std::string text, read_file(options.input));
-  UMA_TRY_ASSIGN(auto module, parse_module(context, text, options.input));
-  UMA_TRY(verify(*module));
-  const Function* main = module->find_function("main");
-  if (main == nullptr) return make_error("{}: the module has no function @main to run", options.input);
-
-  std::vector<TensorPtr> inputs = random_inputs(*main, options.seed);
-  for (std::size_t i = 0; i < main->num_params(); ++i) {
-    const Value* p = main->param(i);
-    std::cout << fmt::format("input {} %{}: {}, random (seed {})\n", i, p->name(),
-                             to_string(p->type()), options.seed);
+// The arguments of @main: files named by --input (name=path, or a bare path for the next
+// parameter in order), random tensors from the seed for the rest. Prints where each came from.
+Expected<std::vector<TensorPtr>> make_inputs(const Function& main, const RunOptions& options) {
+  std::vector<TensorPtr> inputs = random_inputs(main, options.seed);
+  if (inputs.size() != main.num_params())
+    return make_error("@main takes tuples, which --input cannot give; only random inputs work");
+  std::vector<std::string> sources(main.num_params(),
+                                   fmt::format("random (seed {})", options.seed));
+  std::vector<bool> given(main.num_params(), false);
+  std::size_t next_positional = 0;
+  for (const std::string& text : options.inputs) {
+    std::size_t index = main.num_params();
+    std::string path = text;
+    if (std::size_t equals = text.find('='); equals != std::string::npos) {
+      for (std::size_t i = 0; i < main.num_params(); ++i)
+        if (main.param(i)->name() == text.substr(0, equals)) index = i;
+      if (index < main.num_params()) path = text.substr(equals + 1);
+    }
+    if (index == main.num_params()) {
+      while (next_positional < given.size() && given[next_positional]) ++next_positional;
+      if (text.find('=') != std::string::npos && !std::filesystem::exists(text))
+        return make_error("--input {}: @main has no input named '{}'", text,
+                          text.substr(0, text.find('=')));
+      if (next_positional == given.size())
+        return make_error("--input {}: @main has only {} input(s)", text, main.num_params());
+      index = next_positional;
+    }
+    if (given[index]) return make_error("--input {}: input {} is given twice", text, index);
+    UMA_TRY_ASSIGN(auto tensor, read_tensor_file(path));
+    const Value* param = main.param(index);
+    if (!(Type(tensor->type()) == param->type()))
+      return make_error("{}: holds {}, but input {} (%{}) is {}", path,
+                        to_string(Type(tensor->type())), index, param->name(),
+                        to_string(param->type()));
+    inputs[index] = std::move(tensor);
+    given[index] = true;
+    sources[index] = fmt::format("from {}", path);
   }
+  for (std::size_t i = 0; i < main.num_params(); ++i) {
+    const Value* p = main.param(i);
+    std::cout << fmt::format("input {} %{}: {}, {}\n", i, p->name(), to_string(p->type()),
+                             sources[i]);
+  }
+  return inputs;
+}
+
+// Compares each output with its --expect file; prints the errors. False on a mismatch.
+Expected<bool> check_expected(const std::vector<TensorPtr>& outputs, const RunOptions& options) {
+  if (options.expect.size() != outputs.size())
+    return make_error("--expect gives {} file(s), but the model has {} output(s)",
+                      options.expect.size(), outputs.size());
+  bool all_ok = true;
+  for (std::size_t i = 0; i < outputs.size(); ++i) {
+    UMA_TRY_ASSIGN(auto expected, read_tensor_file(options.expect[i]));
+    TensorComparison result = compare_tensors(*outputs[i], *expected, options.rtol, options.atol);
+    if (!result.same_type) {
+      std::cout << fmt::format("output {}: MISMATCH: computed {}, but {} holds {}\n", i,
+                               to_string(Type(outputs[i]->type())), options.expect[i],
+                               to_string(Type(expected->type())));
+      all_ok = false;
+      continue;
+    }
+    std::cout << fmt::format("output {}: max abs error {:.3g}, max rel error {:.3g}", i,
+                             result.max_abs_error, result.max_rel_error);
+    if (result.ok()) {
+      std::cout << ": ok\n";
+      continue;
+    }
+    all_ok = false;
+    std::int64_t at = result.first_mismatch;
+    std::cout << fmt::format(
+        ": MISMATCH: {} of {} element(s) differ by more than atol {} + rtol {} * |expected|; "
+        "first at index {}: {:.9g}, expected {:.9g}\n",
+        result.mismatches, outputs[i]->num_elements(), options.atol, options.rtol, at,
+        outputs[i]->get(at), expected->get(at));
+  }
+  return all_ok;
+}
+
+Status write_outputs(const std::vector<TensorPtr>& outputs, const std::string& dir) {
+  std::error_code ec;
+  std::filesystem::create_directories(dir, ec);
+  if (ec) return make_error("{}: cannot create the folder: {}", dir, ec.message());
+  for (std::size_t i = 0; i < outputs.size(); ++i) {
+    // Numbered, not named after the model's outputs: those names are arbitrary strings.
+    std::string path = (std::filesystem::path(dir) / fmt::format("output_{}.npy", i)).string();
+    UMA_TRY(write_npy_file(path, *outputs[i]));
+    std::cout << fmt::format("wrote {}\n", path);
+  }
+  return Status::success();
+}
+
+Expected<int> run(const RunOptions& options) {
+  Context context;
+  UMA_TRY_ASSIGN(auto module, load_model(context, options.model, options.input_shapes));
+  const Function* main = module->find_function("main");
+  if (main == nullptr)
+    return make_error("{}: the module has no function @main to run", options.model);
+  UMA_TRY_ASSIGN(auto inputs, make_inputs(*main, options));
   UMA_TRY_ASSIGN(auto outputs, interpret(*module, inputs));
   for (std::size_t i = 0; i < outputs.size(); ++i) {
     const Tensor& out = *outputs[i];
     std::cout << fmt::format("output {}: {} = {}\n", i, to_string(Type(out.type())),
                              format_values(out, options.print_limit));
   }
-  return Status::success();
+  if (!options.output_dir.empty()) UMA_TRY(write_outputs(outputs, options.output_dir));
+  if (options.expect.empty()) return 0;
+  UMA_TRY_ASSIGN(bool matched, check_expected(outputs, options));
+  return matched ? 0 : 1;
 }
 
 }  // namespace
@@ -54,15 +150,29 @@ Status run(const RunOptions& options) {
 void add_run_command(CLI::App& app, int& exit_code) {
   auto options = std::make_shared<RunOptions>();
   CLI::App* cmd = app.add_subcommand("run", "Run a model's @main with the reference interpreter");
-  cmd->add_option("model", options->input, "Graph IR text file")->required();
+  cmd->add_option("model", options->model, "ONNX model (.onnx) or graph IR text file")->required();
+  cmd->add_option("--input-shape", options->input_shapes,
+                  "Shape of an ONNX input, name=AxBxC (resolves symbolic dimensions)")
+      ->allow_extra_args(false);
+  cmd->add_option("--input", options->inputs,
+                  "An input tensor, name=path or path (next input in order); .npy or .pb. "
+                  "Inputs not given are random")
+      ->allow_extra_args(false);
   cmd->add_option("--seed", options->seed, "Seed of the random inputs");
   cmd->add_option("--print-limit", options->print_limit, "How many values of each output to print");
+  cmd->add_option("--output-dir", options->output_dir, "Write the outputs there as output_<i>.npy");
+  cmd->add_option("--expect", options->expect,
+                  "Expected outputs in order (.npy or .pb); exit 1 when one differs");
+  cmd->add_option("--rtol", options->rtol, "Relative tolerance of --expect");
+  cmd->add_option("--atol", options->atol, "Absolute tolerance of --expect");
   cmd->callback([options, &exit_code] {
-    Status status = run(*options);
+    Expected<int> status = run(*options);
     if (!status) {
       report(status.error());
       exit_code = 1;
+      return;
     }
+    exit_code = *status;
   });
 }
 

@@ -76,6 +76,8 @@ class ConverterTable {
  public:
   void add(std::string op_type, Converter converter);
   const Converter* find(std::string_view op_type) const;
+  // Every op type with a converter, sorted.
+  std::vector<std::string> op_types() const;
 
  private:
   std::map<std::string, Converter, std::less<>> converters_;
@@ -87,5 +89,6 @@ void register_conv_converters(ConverterTable& table);  // Conv, ConvTranspose, G
 void register_norm_converters(ConverterTable& table);  // norms, Softmax, LogSoftmax, Resize
 void register_transform_converters(ConverterTable& table);  // Reshape, Slice, Gather, Pad, ...
 void register_reduce_converters(ConverterTable& table);     // ReduceMean, ..., ArgMax
+void register_constant_converter(ConverterTable& table);    // Constant (constant.cc)
 
 }  // namespace uma::onnx_import

@@ -15,38 +15,13 @@
 //   node: the model computes an error, and running it would too.
 // - The replaced node is erased; constants it no longer uses stay for dce to remove.
 //   Tensors are shared with the kernel's outputs, never copied.
+#include "uma/graph/fold.h"
 #include "uma/graph/ir.h"
 #include "uma/graph/pass.h"
 #include "uma/graph/rewriter.h"
 
 namespace uma {
 namespace {
-
-// The operands' tensors when every operand comes from a constant with data.
-std::optional<std::vector<TensorPtr>> constant_operands(const Node& node) {
-  std::vector<TensorPtr> tensors;
-  tensors.reserve(node.num_operands());
-  for (const Value* operand : node.operands()) {
-    const Node* producer = operand->producer();
-    if (producer == nullptr || !producer->is_op("constant")) return std::nullopt;
-    const TensorPtr& tensor = producer->attrs().get_tensor("value");
-    if (tensor == nullptr || !tensor->has_data()) return std::nullopt;
-    tensors.push_back(tensor);
-  }
-  return tensors;
-}
-
-bool fits(const Node& node, std::int64_t max_elements) {
-  std::int64_t total = 0;
-  for (std::size_t i = 0; i < node.num_results(); ++i) {
-    const Type& type = node.result(i)->type();
-    if (!type.is_tensor()) return false;
-    auto elements = type.tensor().checked_num_elements();
-    if (!elements || *elements > max_elements - total) return false;
-    total += *elements;
-  }
-  return true;
-}
 
 class ConstantFolder {
  public:
@@ -61,12 +36,9 @@ class ConstantFolder {
  private:
   Status visit(Node* node) {
     if (node->is_op("get_item")) return forward_tuple_field(node);
-    if (node->is_op("constant") || node->is_op("call") || node->is_op("tuple") ||
-        node->op().kernel == nullptr)
-      return Status::success();
-    std::optional<std::vector<TensorPtr>> inputs = constant_operands(*node);
-    if (!inputs || !fits(*node, max_elements_)) return Status::success();
-    return fold(node, *inputs);
+    auto folded = fold_node(rewriter_, node, max_elements_);
+    if (!folded) return folded.error().with_context(node->location());
+    return Status::success();
   }
 
   Status forward_tuple_field(Node* node) {
@@ -74,29 +46,6 @@ class ConstantFolder {
     if (producer == nullptr || !producer->is_op("tuple")) return Status::success();
     auto index = static_cast<std::size_t>(node->attrs().get_int("index"));
     rewriter_.replace_node(node, {producer->operand(index)});
-    return Status::success();
-  }
-
-  Status fold(Node* node, const std::vector<TensorPtr>& inputs) {
-    std::vector<Type> types;
-    for (const Value* result : node->results()) types.push_back(result->type());
-    auto outputs = node->op().kernel(inputs, node->attrs(), types);
-    if (!outputs) return outputs.error().with_context(node->location());
-    if (outputs->size() != types.size())
-      return make_error("{}: the reference kernel gave {} result(s) for {} (a bug in the kernel)",
-                        node->location(), outputs->size(), types.size());
-    std::vector<Value*> constants;
-    rewriter_.set_insertion_point(node);
-    for (std::size_t i = 0; i < types.size(); ++i) {
-      const TensorPtr& tensor = (*outputs)[i];
-      if (tensor == nullptr || !tensor->has_data() || !(Type(tensor->type()) == types[i]))
-        return make_error("{}: the reference kernel's result {} is not a {} (a bug in the kernel)",
-                          node->location(), i, to_string(types[i]));
-      Value* constant = rewriter_.constant(tensor);
-      constant->set_name(node->result(i)->name());
-      constants.push_back(constant);
-    }
-    rewriter_.replace_node(node, constants);
     return Status::success();
   }
 

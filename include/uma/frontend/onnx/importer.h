@@ -5,9 +5,11 @@
 #include <memory>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "uma/graph/context.h"
 #include "uma/graph/ir.h"
+#include "uma/graph/tensor.h"
 
 namespace uma {
 
@@ -15,6 +17,17 @@ struct OnnxImportOptions {
   // Shapes for graph inputs by name ("--input-shape x=1x3x224x224"); they resolve symbolic
   // dimensions and must agree with the dimensions the model fixes.
   std::map<std::string, Shape, std::less<>> input_shapes;
+  // Graph inputs bound to values: each becomes a constant, as if it were an initializer, and
+  // is no parameter of @main. Its type must be the input's. This is how inputs that
+  // converters need as constants (a Reshape's shape, a Resize's sizes) can be fed when the
+  // model leaves them to the caller, as ONNX's node tests do.
+  std::map<std::string, TensorPtr, std::less<>> constant_inputs;
+  // Import folds nodes whose operands are all constants (shape computations, above all) with
+  // the ops' reference kernels: a node whose results would exceed this many elements is
+  // left for later passes, and folding stops once this many elements were folded in total,
+  // so that a small model cannot make the importer build huge tensors.
+  std::int64_t max_fold_elements = std::int64_t{1} << 20;
+  std::int64_t max_folded_elements = std::int64_t{1} << 26;
 };
 
 // Imports an ONNX model file. External data files are read relative to the model's folder;
@@ -31,5 +44,8 @@ Expected<std::unique_ptr<Module>> import_onnx_bytes(Context& context, std::strin
                                                     std::string_view name,
                                                     const std::string& model_dir,
                                                     const OnnxImportOptions& options = {});
+
+// The ONNX op types (default domain) the importer converts, sorted.
+std::vector<std::string> supported_onnx_ops();
 
 }  // namespace uma

@@ -1,0 +1,426 @@
+// Importing ONNX models: parse the ModelProto, check what the whole model needs before
+// converting anything (opset, every op supported, names, graph inputs), then convert the
+// nodes in the graph's order, folding constant computations as they appear so that shape
+// computations (Shape -> Gather -> Concat -> Reshape) reach converters as constants.
+//
+// Every error is prefixed with the model's name, and node errors with "node 'n' (OpType)".
+#include "uma/frontend/onnx/importer.h"
+
+#include <fcntl.h>
+#include <google/protobuf/io/coded_stream.h>
+#include <google/protobuf/io/zero_copy_stream_impl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+#include <filesystem>
+#include <limits>
+#include <unordered_map>
+#include <unordered_set>
+
+#include "converter.h"
+#include "input_types.h"
+#include "uma/frontend/onnx/tensor_proto.h"
+#include "uma/graph/fold.h"
+#include "uma/graph/pass.h"
+
+namespace uma {
+namespace {
+
+using onnx_import::ConverterTable;
+using onnx_import::NodeContext;
+
+constexpr std::int64_t kMinOpset = 7;
+constexpr std::int64_t kMaxOpset = 17;
+// protobuf refuses messages of 2 GB and more; such models keep tensors in external files.
+constexpr std::int64_t kMaxProtoBytes = std::numeric_limits<int>::max();
+// Per unsupported op, how many node names the error lists before it only counts them.
+constexpr std::size_t kMaxNamesPerOp = 10;
+
+const ConverterTable& converters() {
+  static const ConverterTable table = [] {
+    ConverterTable t;
+    onnx_import::register_constant_converter(t);
+    onnx_import::register_elementwise_converters(t);
+    onnx_import::register_conv_converters(t);
+    onnx_import::register_norm_converters(t);
+    onnx_import::register_transform_converters(t);
+    onnx_import::register_reduce_converters(t);
+    return t;
+  }();
+  return table;
+}
+
+bool is_default_domain(std::string_view domain) { return domain.empty() || domain == "ai.onnx"; }
+
+// The op as the user knows it: "Conv", or "com.microsoft.Gelu" outside the default domain.
+std::string qualified_op(const onnx::NodeProto& node) {
+  if (is_default_domain(node.domain())) return node.op_type();
+  return fmt::format("{}.{}", node.domain(), node.op_type());
+}
+
+std::string node_label(const onnx::NodeProto& node) {
+  return fmt::format("node '{}' ({})", node.name(), qualified_op(node));
+}
+
+Expected<std::int64_t> default_opset(const onnx::ModelProto& model) {
+  std::optional<std::int64_t> opset;
+  for (const auto& entry : model.opset_import())
+    if (is_default_domain(entry.domain())) opset = entry.version();
+  if (!opset) return make_error("the model imports no opset of the default ONNX domain");
+  if (*opset < kMinOpset || *opset > kMaxOpset)
+    return make_error(
+        "opset {} of the default ONNX domain is not supported (uma supports "
+        "opsets {} to {})",
+        *opset, kMinOpset, kMaxOpset);
+  return *opset;
+}
+
+// Gives unnamed nodes the name "<op_type>_<index>", so every message and location has one.
+void name_nodes(onnx::GraphProto& graph) {
+  for (int i = 0; i < graph.node_size(); ++i) {
+    onnx::NodeProto& node = *graph.mutable_node(i);
+    if (node.name().empty()) node.set_name(fmt::format("{}_{}", node.op_type(), i));
+  }
+}
+
+// One error listing every op without a converter, with the nodes that use it.
+Status check_supported(const onnx::GraphProto& graph, const ConverterTable& table) {
+  std::vector<std::pair<std::string, std::vector<std::string>>> unsupported;
+  for (const onnx::NodeProto& node : graph.node()) {
+    if (is_default_domain(node.domain()) && table.find(node.op_type()) != nullptr) continue;
+    std::string op = qualified_op(node);
+    auto it = std::find_if(unsupported.begin(), unsupported.end(),
+                           [&](const auto& entry) { return entry.first == op; });
+    if (it == unsupported.end()) it = unsupported.insert(unsupported.end(), {op, {}});
+    it->second.push_back(node.name());
+  }
+  if (unsupported.empty()) return Status::success();
+  std::string list;
+  for (const auto& [op, nodes] : unsupported) {
+    if (!list.empty()) list += ", ";
+    list += fmt::format("{} (node{} ", op, nodes.size() > 1 ? "s" : "");
+    for (std::size_t i = 0; i < nodes.size() && i < kMaxNamesPerOp; ++i)
+      list += fmt::format("{}'{}'", i ? ", " : "", nodes[i]);
+    if (nodes.size() > kMaxNamesPerOp)
+      list += fmt::format(" and {} more", nodes.size() - kMaxNamesPerOp);
+    list += ")";
+  }
+  return make_error("unsupported ops: {}", list);
+}
+
+// Reads external data of tensors in node attributes into the nodes, so that converters
+// (which see attributes through NodeContext) never need the model's folder.
+Status inline_attribute_tensors(onnx::GraphProto& graph, const std::string& model_dir) {
+  for (onnx::NodeProto& node : *graph.mutable_node()) {
+    for (onnx::AttributeProto& attr : *node.mutable_attribute()) {
+      if (!attr.has_t() || attr.t().data_location() != onnx::TensorProto::EXTERNAL) continue;
+      auto tensor =
+          tensor_from_onnx(attr.t(), fmt::format("attribute '{}'", attr.name()), model_dir);
+      if (!tensor) return tensor.error().with_context(node_label(node));
+      *attr.mutable_t() = tensor_to_onnx(**tensor, attr.t().name());
+    }
+  }
+  return Status::success();
+}
+
+// Converts the graph of one model into @main.
+class GraphImporter {
+ public:
+  GraphImporter(Function& function, std::string model_dir, std::int64_t opset,
+                const OnnxImportOptions& options)
+      : rewriter_(function), model_dir_(std::move(model_dir)), opset_(opset), options_(options) {}
+
+  Status run(onnx::GraphProto& graph) {
+    UMA_TRY(index_producers(graph));
+    UMA_TRY(add_initializers(graph));
+    UMA_TRY(add_inputs(graph));
+    for (int i = 0; i < graph.node_size(); ++i) {
+      const onnx::NodeProto& node = graph.node(i);
+      if (Status converted = convert(node, static_cast<std::size_t>(i)); !converted)
+        return converted.error();
+    }
+    std::vector<Value*> outputs;
+    for (const onnx::ValueInfoProto& output : graph.output()) {
+      UMA_TRY_ASSIGN(Value * value, lookup(output.name(), nullptr, 0));
+      outputs.push_back(value);
+    }
+    rewriter_.function().set_outputs(std::move(outputs));
+    return Status::success();
+  }
+
+ private:
+  // Which node produces each name, to tell a graph out of order from a missing input.
+  Status index_producers(const onnx::GraphProto& graph) {
+    for (int i = 0; i < graph.node_size(); ++i) {
+      for (const std::string& output : graph.node(i).output()) {
+        if (output.empty()) continue;
+        auto [it, inserted] = producers_.emplace(output, static_cast<std::size_t>(i));
+        if (!inserted)
+          return make_error("'{}' is produced by two nodes, '{}' and '{}'", output,
+                            graph.node(static_cast<int>(it->second)).name(), graph.node(i).name());
+      }
+    }
+    return Status::success();
+  }
+
+  Status add_initializers(onnx::GraphProto& graph) {
+    if (graph.sparse_initializer_size() > 0)
+      return make_error("sparse initializers are not supported ('{}')",
+                        graph.sparse_initializer(0).values().name());
+    for (onnx::TensorProto& proto : *graph.mutable_initializer()) {
+      const std::string name = proto.name();
+      if (name.empty()) return make_error("an initializer has no name");
+      if (producers_.count(name) != 0)
+        return make_error("initializer '{}' is also produced by node '{}'", name,
+                          graph.node(static_cast<int>(producers_[name])).name());
+      UMA_TRY_ASSIGN(auto tensor,
+                     tensor_from_onnx(proto, fmt::format("initializer '{}'", name), model_dir_));
+      // The tensor has the bytes now; dropping the proto's copy keeps peak memory near
+      // one copy of the weights.
+      std::string().swap(*proto.mutable_raw_data());
+      if (!initializers_.emplace(name, std::move(tensor)).second)
+        return make_error("two initializers are named '{}'", name);
+    }
+    return Status::success();
+  }
+
+  Status add_inputs(const onnx::GraphProto& graph) {
+    std::unordered_set<std::string_view> inputs;
+    for (const onnx::ValueInfoProto& input : graph.input()) {
+      // Before IR version 4 initializers were listed as inputs too; they stay constants.
+      if (initializers_.count(input.name()) != 0) continue;
+      if (input.name().empty()) return make_error("a graph input has no name");
+      if (!inputs.insert(input.name()).second)
+        return make_error("two graph inputs are named '{}'", input.name());
+      if (producers_.count(input.name()) != 0)
+        return make_error("graph input '{}' is also produced by node '{}'", input.name(),
+                          graph.node(static_cast<int>(producers_[input.name()])).name());
+      auto given = options_.input_shapes.find(input.name());
+      UMA_TRY_ASSIGN(TensorType type,
+                     onnx_import::input_type(
+                         input, given == options_.input_shapes.end() ? nullptr : &given->second));
+      if (auto bound = options_.constant_inputs.find(input.name());
+          bound != options_.constant_inputs.end()) {
+        if (bound->second == nullptr || !(bound->second->type() == type) ||
+            !bound->second->has_data())
+          return make_error("the value bound to input '{}' is not a {} with data", input.name(),
+                            to_string(Type(type)));
+        initializers_.emplace(input.name(), bound->second);
+        continue;
+      }
+      Value* param = rewriter_.function().add_param(std::move(type), input.name());
+      values_.emplace(input.name(), param);
+    }
+    for (const auto& [name, tensor] : options_.constant_inputs)
+      if (inputs.count(name) == 0)
+        return make_error("a value is bound to '{}', which is not an input of the model", name);
+    for (const auto& [name, shape] : options_.input_shapes) {
+      if (inputs.count(name) != 0) continue;
+      std::string names;
+      for (const onnx::ValueInfoProto& input : graph.input())
+        if (inputs.count(input.name()) != 0)
+          names += fmt::format("{}'{}'", names.empty() ? "" : ", ", input.name());
+      return make_error(
+          "--input-shape names '{}', which is not an input of the model (its inputs: {})", name,
+          names.empty() ? "none" : names);
+    }
+    return Status::success();
+  }
+
+  // The value an ONNX name stands for; `user` (null for graph outputs) is the node at
+  // position `user_index` that asks.
+  Expected<Value*> lookup(const std::string& name, const onnx::NodeProto* user,
+                          std::size_t user_index) {
+    if (auto it = values_.find(name); it != values_.end()) return it->second;
+    if (auto it = initializers_.find(name); it != initializers_.end()) {
+      // One constant per initializer, made where it is first used, sharing the tensor.
+      Value* value = rewriter_.constant(it->second);
+      value->set_name(name);
+      values_.emplace(name, value);
+      return value;
+    }
+    if (unavailable_.count(name) != 0)
+      return make_error("'{}' is an output that uma's converter of its node does not produce{}",
+                        name, user ? fmt::format(", but node '{}' uses it", user->name()) : "");
+    if (user == nullptr)
+      return make_error(
+          "graph output '{}' is not produced by any node, and is neither an input "
+          "nor an initializer",
+          name);
+    if (auto it = producers_.find(name); it != producers_.end() && it->second >= user_index)
+      return make_error(
+          "node '{}' uses '{}' before the node that produces it: the graph is not "
+          "in topological order",
+          user->name(), name);
+    return make_error("missing initializer or input '{}' used by node '{}'", name, user->name());
+  }
+
+  Status convert(const onnx::NodeProto& node, std::size_t index) {
+    std::vector<Value*> inputs;
+    for (const std::string& name : node.input()) {
+      if (name.empty()) {
+        inputs.push_back(nullptr);
+        continue;
+      }
+      UMA_TRY_ASSIGN(Value * value, lookup(name, &node, index));
+      inputs.push_back(value);
+    }
+    const onnx_import::Converter* converter = converters().find(node.op_type());
+    UMA_CHECK(converter != nullptr, "op {} was checked to be supported", node.op_type());
+    Function& function = rewriter_.function();
+    Node* last = function.nodes().empty() ? nullptr : function.nodes().back().get();
+    NodeContext context(node, std::move(inputs), opset_, rewriter_);
+    auto outputs = (*converter)(context);
+    if (!outputs) return outputs.error().with_context(node_label(node));
+    if (outputs->size() > static_cast<std::size_t>(node.output_size()))
+      return make_error("{}: the converter gave {} values for {} outputs (a bug in uma)",
+                        node_label(node), outputs->size(), node.output_size());
+    Node* first_new = last == nullptr
+                          ? (function.nodes().empty() ? nullptr : function.nodes().front().get())
+                          : function.node_after(last);
+    if (Status folded = fold_new_nodes(first_new, node, *outputs); !folded)
+      return folded.error().with_context(node_label(node));
+    for (int i = 0; i < node.output_size(); ++i) {
+      const std::string& name = node.output(i);
+      if (name.empty()) continue;
+      Value* value = static_cast<std::size_t>(i) < outputs->size()
+                         ? (*outputs)[static_cast<std::size_t>(i)]
+                         : nullptr;
+      if (value == nullptr) {
+        unavailable_.insert(name);
+        continue;
+      }
+      if (value->name().empty()) value->set_name(name);
+      values_.emplace(name, value);
+    }
+    return Status::success();
+  }
+
+  // Names the nodes a converter made after its ONNX node and folds those whose operands are
+  // all constants (or that only read a static shape), updating `outputs` to the constants.
+  Status fold_new_nodes(Node* first, const onnx::NodeProto& node, std::vector<Value*>& outputs) {
+    std::unordered_map<const Value*, Value*> replaced;
+    for (Node* current = first; current != nullptr;) {
+      Node* next = rewriter_.function().node_after(current);
+      if (current->name().empty()) current->set_name(node.name());
+      std::vector<Value*> results = current->results();
+      auto folded = fold(current);
+      if (!folded) return folded.error();
+      if (*folded)
+        for (std::size_t i = 0; i < results.size(); ++i) replaced[results[i]] = (**folded)[i];
+      current = next;
+    }
+    for (Value*& output : outputs)
+      if (auto it = replaced.find(output); it != replaced.end()) output = it->second;
+    return Status::success();
+  }
+
+  using Folded = std::optional<std::vector<Value*>>;
+  Expected<Folded> fold(Node* node) {
+    if (node->is_op("shape_of") && node->operand(0)->type().is_tensor() && node->op().kernel) {
+      // Only the operand's (static) type matters, so its data need not be known; the
+      // result is one number per dimension, too small to count against the budget.
+      std::vector<TensorPtr> operand{Tensor::without_data(node->operand(0)->tensor_type())};
+      std::vector<Type> types{node->result()->type()};
+      auto shape = node->op().kernel(operand, node->attrs(), types);
+      if (!shape) return shape.error().with_context(node->op_name());
+      if (shape->size() != 1 || (*shape)[0] == nullptr || !(Type((*shape)[0]->type()) == types[0]))
+        return make_error("shape_of's kernel gave no {} (a bug in the kernel)",
+                          to_string(types[0]));
+      return Folded(replace_by_constants(rewriter_, node, *shape));
+    }
+    if (folded_elements_ >= options_.max_folded_elements) return Folded();
+    std::string op = node->op_name();
+    auto constants = fold_node(rewriter_, node, options_.max_fold_elements);
+    if (!constants) return constants.error().with_context(op);
+    if (*constants)
+      for (const Value* value : **constants)
+        folded_elements_ += value->tensor_type().num_elements();
+    return constants;
+  }
+
+  Rewriter rewriter_;
+  std::string model_dir_;
+  std::int64_t opset_;
+  const OnnxImportOptions& options_;
+  std::unordered_map<std::string, std::size_t> producers_;
+  std::unordered_map<std::string, TensorPtr> initializers_;
+  std::unordered_map<std::string, Value*> values_;
+  // Outputs a converter did not produce (optional outputs uma does not compute).
+  std::unordered_set<std::string> unavailable_;
+  std::int64_t folded_elements_ = 0;
+};
+
+Expected<std::unique_ptr<Module>> import_model(Context& context, onnx::ModelProto& model,
+                                               const std::string& model_dir,
+                                               const OnnxImportOptions& options) {
+  UMA_TRY_ASSIGN(std::int64_t opset, default_opset(model));
+  if (!model.has_graph()) return make_error("the model has no graph");
+  onnx::GraphProto& graph = *model.mutable_graph();
+  name_nodes(graph);
+  UMA_TRY(check_supported(graph, converters()));
+  UMA_TRY(inline_attribute_tensors(graph, model_dir));
+  auto module = std::make_unique<Module>(context, graph.name().empty() ? "model" : graph.name());
+  UMA_TRY_ASSIGN(Function * main, module->add_function("main"));
+  UMA_TRY(GraphImporter(*main, model_dir, opset, options).run(graph));
+  // Initializers only read at import (a Reshape's shape) and nodes no output needs.
+  UMA_TRY_ASSIGN(bool changed, create_dce_pass()->run(*module));
+  (void)changed;
+  return module;
+}
+
+}  // namespace
+
+std::vector<std::string> supported_onnx_ops() { return converters().op_types(); }
+
+Expected<std::unique_ptr<Module>> import_onnx_bytes(Context& context, std::string_view bytes,
+                                                    std::string_view name,
+                                                    const std::string& model_dir,
+                                                    const OnnxImportOptions& options) {
+  if (static_cast<std::int64_t>(bytes.size()) > kMaxProtoBytes)
+    return make_error(
+        "{}: the model is {} bytes; protobuf cannot parse 2 GB or more, so a model "
+        "this large must keep its tensors in external data files",
+        name, bytes.size());
+  onnx::ModelProto model;
+  if (!model.ParseFromArray(bytes.data(), static_cast<int>(bytes.size())))
+    return make_error("{}: not an ONNX model (the protobuf does not parse)", name);
+  auto module = import_model(context, model, model_dir, options);
+  if (!module) return module.error().with_context(name);
+  return module;
+}
+
+Expected<std::unique_ptr<Module>> import_onnx_file(Context& context, const std::string& path,
+                                                   const OnnxImportOptions& options) {
+  int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return make_error("{}: cannot open: {}", path, std::strerror(errno));
+  struct Closer {
+    int fd;
+    ~Closer() { ::close(fd); }
+  } closer{fd};
+  struct stat info {};
+  if (::fstat(fd, &info) != 0) return make_error("{}: cannot read: {}", path, std::strerror(errno));
+  if (S_ISDIR(info.st_mode)) return make_error("{}: is a folder, not a model file", path);
+  if (info.st_size > kMaxProtoBytes)
+    return make_error(
+        "{}: the file is {} bytes; protobuf cannot parse 2 GB or more, so a model "
+        "this large must keep its tensors in external data files",
+        path, info.st_size);
+  onnx::ModelProto model;
+  {
+    // Parsed straight from the file: the bytes are never all in memory beside the proto.
+    google::protobuf::io::FileInputStream file(fd);
+    google::protobuf::io::CodedInputStream stream(&file);
+    stream.SetTotalBytesLimit(static_cast<int>(kMaxProtoBytes));
+    if (!model.ParseFromCodedStream(&stream) || !stream.ConsumedEntireMessage())
+      return make_error("{}: not an ONNX model (the protobuf does not parse)", path);
+  }
+  std::filesystem::path dir = std::filesystem::path(path).parent_path();
+  auto module = import_model(context, model, dir.empty() ? "." : dir.string(), options);
+  if (!module) return module.error().with_context(path);
+  return module;
+}
+
+}  // namespace uma

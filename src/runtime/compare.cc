@@ -1,0 +1,34 @@
+// Tolerance comparison of tensors (numpy.testing.assert_allclose's rule).
+#include "uma/runtime/compare.h"
+
+#include <cmath>
+
+namespace uma {
+
+TensorComparison compare_tensors(const Tensor& actual, const Tensor& expected, double rtol,
+                                 double atol) {
+  TensorComparison result;
+  if (!(actual.type() == expected.type())) return result;
+  result.same_type = true;
+  for (std::int64_t i = 0; i < actual.num_elements(); ++i) {
+    double a = actual.get(i), e = expected.get(i);
+    bool close;
+    if (std::isnan(a) || std::isnan(e)) {
+      close = std::isnan(a) && std::isnan(e);
+    } else if (std::isinf(a) || std::isinf(e)) {
+      close = a == e;
+    } else {
+      double error = std::abs(a - e);
+      result.max_abs_error = std::max(result.max_abs_error, error);
+      if (e != 0) result.max_rel_error = std::max(result.max_rel_error, error / std::abs(e));
+      close = error <= atol + rtol * std::abs(e);
+    }
+    if (!close) {
+      if (result.mismatches == 0) result.first_mismatch = i;
+      ++result.mismatches;
+    }
+  }
+  return result;
+}
+
+}  // namespace uma

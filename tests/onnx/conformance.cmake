@@ -1,0 +1,11 @@
+# ctest's onnx-conformance: generate ONNX's node tests into the build folder, then run them.
+# Variables: PYTHON, GENERATOR (generate_node_tests.py), OUT, RUNNER, KNOWN.
+execute_process(COMMAND ${PYTHON} ${GENERATOR} ${OUT} RESULT_VARIABLE generated
+                OUTPUT_QUIET ERROR_VARIABLE generator_errors)
+if(NOT generated EQUAL 0)
+  message(FATAL_ERROR "generating ONNX's node tests failed:\n${generator_errors}")
+endif()
+execute_process(COMMAND ${RUNNER} ${OUT}/node ${KNOWN} RESULT_VARIABLE result)
+if(NOT result EQUAL 0)
+  message(FATAL_ERROR "ONNX conformance: unexpected results (see above)")
+endif()

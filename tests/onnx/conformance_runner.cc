@@ -1,0 +1,307 @@
+// Runs ONNX's node conformance tests in-process: every test whose ops all have converters is
+// imported, run by the reference interpreter on each of its data sets, and compared with
+// the expected outputs with ONNX's own tolerances (rtol 1e-3, atol 1e-7, as
+// onnx.backend.test's loader sets for node tests).
+//
+// A failure listed in known_failures.txt (one line per test: name, then the reason) is
+// expected; a listed test that passes is "unexpectedly passing" and fails the run too, so
+// the list stays honest. Exit status 0 when every outcome is the expected one.
+//
+// Usage: onnx_conformance <node-tests-dir> <known_failures.txt> [--write-known-failures FILE]
+//        [--filter SUBSTRING] [--verbose]
+#include <unistd.h>
+#include <csignal>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <iostream>
+#include <map>
+#include <set>
+
+#include "uma/frontend/onnx/importer.h"
+#include "uma/frontend/onnx/tensor_proto.h"
+#include "uma/graph/verifier.h"
+#include "uma/runtime/compare.h"
+#include "uma/runtime/interpreter.h"
+#include "uma/support/file.h"
+
+namespace {
+
+namespace fs = std::filesystem;
+
+constexpr double kRtol = 1e-3;
+constexpr double kAtol = 1e-7;
+
+// The test being run, for the crash handler: a crash is a bug, and it should say where.
+char current_test[256] = "";
+
+void on_crash(int signal) {
+  const char prefix[] = "\nonnx_conformance: crashed while running ";
+  (void)!write(STDERR_FILENO, prefix, sizeof prefix - 1);
+  (void)!write(STDERR_FILENO, current_test, std::strlen(current_test));
+  (void)!write(STDERR_FILENO, "\n", 1);
+  std::signal(signal, SIG_DFL);
+  std::raise(signal);
+}
+
+// Whether every node's op (default domain) has a converter.
+bool all_ops_supported(const fs::path& model_path, const std::set<std::string>& supported) {
+  auto bytes = uma::read_file(model_path.string());
+  onnx::ModelProto model;
+  if (!bytes || !model.ParseFromString(*bytes)) return false;
+  for (const onnx::NodeProto& node : model.graph().node()) {
+    bool default_domain = node.domain().empty() || node.domain() == "ai.onnx";
+    if (!default_domain || supported.count(node.op_type()) == 0) return false;
+  }
+  return true;
+}
+
+std::vector<fs::path> numbered_files(const fs::path& dir, const std::string& prefix) {
+  std::vector<fs::path> files;
+  for (int i = 0;; ++i) {
+    fs::path file = dir / fmt::format("{}_{}.pb", prefix, i);
+    if (!fs::exists(file)) return files;
+    files.push_back(file);
+  }
+}
+
+// A test data file. ONNX 1.12's generator writes bfloat16 data as UINT16 tensors of the
+// same bit patterns (numpy has no bfloat16), so UINT16 is read as BFLOAT16.
+uma::Expected<std::shared_ptr<uma::Tensor>> read_test_tensor(const fs::path& path) {
+  auto bytes = uma::read_file(path.string());
+  if (!bytes) return bytes.error();
+  onnx::TensorProto proto;
+  if (!proto.ParseFromString(*bytes))
+    return uma::make_error("{}: not a TensorProto", path.string());
+  if (proto.data_type() == onnx::TensorProto::UINT16)
+    proto.set_data_type(onnx::TensorProto::BFLOAT16);
+  return uma::tensor_from_onnx(proto, path.string(), "");
+}
+
+// The names of the graph's inputs that are not initializers, in order: what input_N.pb feed.
+std::vector<std::string> graph_input_names(const fs::path& model_path) {
+  std::vector<std::string> names;
+  auto bytes = uma::read_file(model_path.string());
+  onnx::ModelProto model;
+  if (!bytes || !model.ParseFromString(*bytes)) return names;
+  std::set<std::string> initializers;
+  for (const onnx::TensorProto& init : model.graph().initializer())
+    initializers.insert(init.name());
+  for (const onnx::ValueInfoProto& input : model.graph().input())
+    if (initializers.count(input.name()) == 0) names.push_back(input.name());
+  return names;
+}
+
+bool needs_constant(const uma::Error& error) {
+  return error.message().find("must be a constant") != std::string::npos;
+}
+
+// Imports the model with inputs `frozen` bound to their test values, runs it on the others
+// and compares the outputs. An empty string when it passes, else why not.
+std::string run_data_set(const fs::path& dir, const fs::path& data_set,
+                         const std::vector<std::string>& input_names,
+                         const std::vector<uma::TensorPtr>& inputs, std::size_t first_frozen,
+                         bool& retry) {
+  uma::Context context;
+  uma::OnnxImportOptions options;
+  std::vector<uma::TensorPtr> arguments;
+  for (std::size_t i = 0; i < inputs.size(); ++i) {
+    if (i >= first_frozen && i < input_names.size())
+      options.constant_inputs.emplace(input_names[i], inputs[i]);
+    else
+      arguments.push_back(inputs[i]);
+  }
+  auto module = uma::import_onnx_file(context, (dir / "model.onnx").string(), options);
+  if (!module) {
+    retry = needs_constant(module.error());
+    return module.error().message();
+  }
+  if (uma::Status verified = uma::verify(**module); !verified)
+    return "the imported module does not verify: " + verified.error().message();
+  auto outputs = uma::interpret(**module, arguments);
+  if (!outputs) return outputs.error().message();
+  std::vector<fs::path> expected_files = numbered_files(data_set, "output");
+  if (expected_files.size() != outputs->size())
+    return fmt::format("{} output(s), but {} expected", outputs->size(), expected_files.size());
+  for (std::size_t i = 0; i < expected_files.size(); ++i) {
+    auto expected = read_test_tensor(expected_files[i]);
+    if (!expected) return expected.error().message();
+    const uma::Tensor& actual = *(*outputs)[i];
+    uma::TensorComparison result = uma::compare_tensors(actual, **expected, kRtol, kAtol);
+    if (!result.same_type)
+      return fmt::format("output {} is {}, expected {}", i,
+                         uma::to_string(uma::Type(actual.type())),
+                         uma::to_string(uma::Type((*expected)->type())));
+    if (!result.ok())
+      return fmt::format(
+          "output {}: {} of {} element(s) differ (max abs error {:.3g}, max rel "
+          "error {:.3g}; first at {}: {:.7g}, expected {:.7g})",
+          i, result.mismatches, actual.num_elements(), result.max_abs_error, result.max_rel_error,
+          result.first_mismatch, actual.get(result.first_mismatch),
+          (*expected)->get(result.first_mismatch));
+  }
+  return "";
+}
+
+// Runs one test on each of its data sets; an empty string when it passes, else why not.
+//
+// The node tests feed everything through graph inputs, also what uma's converters need as
+// constants (a Reshape's shape, a Slice's starts). When the import says so, the inputs
+// after the first, then all inputs, are bound to their test values as constants: the
+// model is then what an exporter would write, with those values as initializers.
+std::string run_test(const fs::path& dir, bool& frozen) {
+  std::vector<std::string> input_names = graph_input_names(dir / "model.onnx");
+  std::vector<fs::path> data_sets;
+  for (const auto& entry : fs::directory_iterator(dir))
+    if (entry.is_directory() && entry.path().filename().string().starts_with("test_data_set_"))
+      data_sets.push_back(entry.path());
+  std::sort(data_sets.begin(), data_sets.end());
+  for (const fs::path& data_set : data_sets) {
+    std::vector<uma::TensorPtr> inputs;
+    for (const fs::path& file : numbered_files(data_set, "input")) {
+      auto tensor = read_test_tensor(file);
+      if (!tensor) return tensor.error().message();
+      inputs.push_back(std::move(*tensor));
+    }
+    std::string failure;
+    for (std::size_t first_frozen : {inputs.size(), std::size_t{1}, std::size_t{0}}) {
+      bool retry = false;
+      failure = run_data_set(dir, data_set, input_names, inputs, first_frozen, retry);
+      if (first_frozen < inputs.size()) frozen = true;
+      if (!retry) break;
+    }
+    if (!failure.empty()) return failure;
+  }
+  return "";
+}
+
+// "name reason..." per line; '#' starts a comment line.
+std::map<std::string, std::string> read_known_failures(const std::string& path) {
+  std::map<std::string, std::string> known;
+  std::ifstream in(path);
+  std::string line;
+  while (std::getline(in, line)) {
+    if (line.empty() || line[0] == '#') continue;
+    std::size_t space = line.find_first_of(" \t");
+    std::string name = line.substr(0, space);
+    std::string reason =
+        space == std::string::npos ? "" : line.substr(line.find_first_not_of(" \t", space));
+    known.emplace(name, reason);
+  }
+  return known;
+}
+
+// The message on one line, without the test's folder (so it reads the same wherever the
+// tests were generated).
+std::string one_line(std::string text, const fs::path& dir, std::size_t limit = 300) {
+  std::string prefix = dir.string() + "/";
+  for (std::size_t at; (at = text.find(prefix)) != std::string::npos;)
+    text.erase(at, prefix.size());
+  for (char& c : text)
+    if (c == '\n' || c == '\t') c = ' ';
+  if (text.size() > limit) text = text.substr(0, limit) + "...";
+  return text;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  if (argc < 3) {
+    std::cerr << "usage: onnx_conformance <node-tests-dir> <known_failures.txt> "
+                 "[--write-known-failures FILE] [--filter SUBSTRING] [--verbose]\n";
+    return 2;
+  }
+  fs::path root = argv[1];
+  std::string known_path = argv[2];
+  std::string write_path, filter;
+  bool verbose = false;
+  for (int i = 3; i < argc; ++i) {
+    std::string arg = argv[i];
+    if (arg == "--write-known-failures" && i + 1 < argc)
+      write_path = argv[++i];
+    else if (arg == "--filter" && i + 1 < argc)
+      filter = argv[++i];
+    else if (arg == "--verbose")
+      verbose = true;
+    else {
+      std::cerr << "onnx_conformance: unknown argument " << arg << "\n";
+      return 2;
+    }
+  }
+  std::signal(SIGSEGV, on_crash);
+  std::signal(SIGABRT, on_crash);
+
+  std::vector<std::string> supported_list = uma::supported_onnx_ops();
+  std::set<std::string> supported(supported_list.begin(), supported_list.end());
+  std::map<std::string, std::string> known = read_known_failures(known_path);
+
+  std::vector<fs::path> tests;
+  std::error_code ec;
+  for (const auto& entry : fs::directory_iterator(root, ec))
+    if (entry.is_directory() && entry.path().filename().string().starts_with("test_"))
+      tests.push_back(entry.path());
+  if (ec || tests.empty()) {
+    std::cerr << "onnx_conformance: no node tests in " << root << "\n";
+    return 2;
+  }
+  std::sort(tests.begin(), tests.end());
+
+  int total = 0, runnable = 0, passed = 0, known_failed = 0, problems = 0, with_constant_inputs = 0;
+  std::set<std::string> ran;
+  std::map<std::string, std::string> failures;
+  for (const fs::path& dir : tests) {
+    std::string name = dir.filename().string();
+    if (!filter.empty() && name.find(filter) == std::string::npos) continue;
+    ++total;
+    if (!all_ops_supported(dir / "model.onnx", supported)) continue;
+    ++runnable;
+    ran.insert(name);
+    std::snprintf(current_test, sizeof current_test, "%s", name.c_str());
+    bool frozen = false;
+    std::string failure = one_line(run_test(dir, frozen), dir);
+    with_constant_inputs += frozen;
+    bool is_known = known.count(name) != 0;
+    if (failure.empty()) {
+      ++passed;
+      if (is_known) {
+        std::cout << "UNEXPECTEDLY PASSING " << name << " (remove it from known_failures.txt)\n";
+        ++problems;
+      } else if (verbose) {
+        std::cout << "PASS " << name << "\n";
+      }
+      continue;
+    }
+    failures.emplace(name, failure);
+    if (is_known) {
+      ++known_failed;
+      if (verbose) std::cout << "KNOWN FAILURE " << name << ": " << failure << "\n";
+    } else {
+      std::cout << "FAIL " << name << ": " << failure << "\n";
+      ++problems;
+    }
+  }
+  if (filter.empty()) {
+    for (const auto& [name, reason] : known) {
+      if (ran.count(name) != 0) continue;
+      std::cout << "STALE " << name << ": listed in known_failures.txt but not run (no such test, "
+                << "or not all of its ops are supported)\n";
+      ++problems;
+    }
+  }
+  if (!write_path.empty()) {
+    std::ofstream out(write_path);
+    out << "# ONNX node tests whose ops are all supported but that fail: name, then why.\n"
+           "# tests/onnx/conformance_runner.cc fails on any failure not listed here, and on any\n"
+           "# test listed here that passes.\n";
+    for (const auto& [name, reason] : failures)
+      out << name << " " << (known.count(name) && !known[name].empty() ? known[name] : reason)
+          << "\n";
+  }
+  double percent = runnable == 0 ? 0.0 : 100.0 * passed / runnable;
+  std::cout << fmt::format(
+      "ONNX node tests: {} total, {} with all ops supported, {} passed, {} known failures, "
+      "{} unexpected; {:.1f}% of the supported tests pass ({} ran with some inputs bound as "
+      "constants)\n",
+      total, runnable, passed, known_failed, problems, percent, with_constant_inputs);
+  return problems == 0 ? 0 : 1;
+}

@@ -1,0 +1,56 @@
+// `uma import`: import an ONNX model and print it as graph IR text.
+#include <iostream>
+
+#include "commands.h"
+#include "model_io.h"
+#include "uma/frontend/onnx/importer.h"
+#include "uma/graph/printer.h"
+#include "uma/support/file.h"
+
+namespace uma::tool {
+namespace {
+
+struct ImportOptions {
+  std::string model;
+  std::string output = "-";
+  std::vector<std::string> input_shapes;
+  bool elide_data = false;
+  bool list_supported = false;
+};
+
+Status import(const ImportOptions& options) {
+  if (options.list_supported) {
+    for (const std::string& op : supported_onnx_ops()) std::cout << op << "\n";
+    return Status::success();
+  }
+  if (options.model.empty()) return make_error("no model given (uma import model.onnx)");
+  Context context;
+  UMA_TRY_ASSIGN(auto module, load_model(context, options.model, options.input_shapes));
+  return write_file(options.output, to_string(*module, {.elide_data = options.elide_data}));
+}
+
+}  // namespace
+
+void add_import_command(CLI::App& app, int& exit_code) {
+  auto options = std::make_shared<ImportOptions>();
+  CLI::App* cmd =
+      app.add_subcommand("import", "Import an ONNX model and print it as graph IR text");
+  cmd->add_option("model", options->model, "ONNX model (.onnx)");
+  cmd->add_option("-o,--output", options->output,
+                  "Where to write the text ('-' for standard output)");
+  cmd->add_option("--input-shape", options->input_shapes,
+                  "Shape of an input, name=AxBxC (resolves symbolic dimensions)")
+      ->allow_extra_args(false);
+  cmd->add_flag("--elide-data", options->elide_data, "Leave the bytes of large tensors out");
+  cmd->add_flag("--list-supported", options->list_supported,
+                "List the ONNX op types the importer converts, one per line");
+  cmd->callback([options, &exit_code] {
+    Status status = import(*options);
+    if (!status) {
+      report(status.error());
+      exit_code = 1;
+    }
+  });
+}
+
+}  // namespace uma::tool

@@ -1,0 +1,78 @@
+// Loading models and tensor files for the tool's commands.
+#include "model_io.h"
+
+#include <charconv>
+
+#include "uma/frontend/onnx/importer.h"
+#include "uma/frontend/onnx/tensor_proto.h"
+#include "uma/graph/parser.h"
+#include "uma/graph/verifier.h"
+#include "uma/runtime/npy.h"
+#include "uma/support/file.h"
+
+namespace uma::tool {
+namespace {
+
+bool ends_with(std::string_view text, std::string_view suffix) {
+  return text.size() >= suffix.size() && text.substr(text.size() - suffix.size()) == suffix;
+}
+
+// "x=1x3x224x224" (a scalar is "x="). The shape follows the last '=', since input names
+// may contain one.
+Status add_input_shape(const std::string& text, OnnxImportOptions& options) {
+  auto bad = [&] {
+    return make_error(
+        "--input-shape '{}': expected name=AxBxC with non-negative integer "
+        "dimensions, e.g. x=1x3x224x224",
+        text);
+  };
+  std::size_t equals = text.rfind('=');
+  if (equals == std::string::npos || equals == 0) return bad();
+  std::string name = text.substr(0, equals);
+  std::string_view dims = std::string_view(text).substr(equals + 1);
+  Shape shape;
+  while (!dims.empty()) {
+    std::int64_t dim = 0;
+    auto [end, error] = std::from_chars(dims.data(), dims.data() + dims.size(), dim);
+    if (error != std::errc() || dim < 0) return bad();
+    shape.push_back(dim);
+    dims.remove_prefix(static_cast<std::size_t>(end - dims.data()));
+    if (dims.empty()) break;
+    if (dims.front() != 'x' || dims.size() == 1) return bad();
+    dims.remove_prefix(1);
+  }
+  if (!options.input_shapes.emplace(name, std::move(shape)).second)
+    return make_error("--input-shape gives '{}' twice", name);
+  return Status::success();
+}
+
+}  // namespace
+
+Expected<std::unique_ptr<Module>> load_model(Context& context, const std::string& path,
+                                             const std::vector<std::string>& input_shapes) {
+  std::unique_ptr<Module> module;
+  if (ends_with(path, ".onnx")) {
+    OnnxImportOptions options;
+    for (const std::string& text : input_shapes) UMA_TRY(add_input_shape(text, options));
+    UMA_TRY_ASSIGN(module, import_onnx_file(context, path, options));
+  } else {
+    if (!input_shapes.empty())
+      return make_error(
+          "{}: --input-shape applies to ONNX models (.onnx) only; graph IR text "
+          "states its shapes",
+          path);
+    UMA_TRY_ASSIGN(std::string text, read_file(path));
+    UMA_TRY_ASSIGN(module, parse_module(context, text, path));
+  }
+  UMA_TRY(verify(*module));
+  return module;
+}
+
+Expected<std::shared_ptr<Tensor>> read_tensor_file(const std::string& path) {
+  if (ends_with(path, ".npy")) return read_npy_file(path);
+  if (ends_with(path, ".pb")) return read_onnx_tensor_file(path);
+  return make_error("{}: unknown tensor file type; expected .npy (numpy) or .pb (ONNX TensorProto)",
+                    path);
+}
+
+}  // namespace uma::tool
