@@ -104,7 +104,10 @@ void add_opt_command(CLI::App& app, int& exit_code) {
   cmd->add_option("--passes", options->passes, "Comma-separated pass names, run in order");
   cmd->add_option("--print-after", options->print_after,
                   "Print the module after this pass ('all': after every pass)")
-      ->delimiter(',');
+      ->delimiter(',')
+      // One value per occurrence, so that a file name after it is not taken as a pass.
+      ->expected(1)
+      ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll);
   cmd->add_flag("!--no-verify-each", options->verify_each, "Do not run the verifier after each pass");
   cmd->add_flag("--timing", options->timing, "Print each pass's time to standard error");
   cmd->add_flag("--elide-data", options->elide_data, "Leave the bytes of large tensors out");

@@ -105,6 +105,17 @@ struct FoldConstantOptions {
 // make the plain factory ambiguous where it is taken as a PassFactory.)
 std::unique_ptr<Pass> create_fold_constant_pass_with_options(const FoldConstantOptions& options);
 
+// Canonicalizations run after import, one file each: they turn what exporters emit into
+// the ops backends look for.
+std::unique_ptr<Pass> create_fold_batch_norm_pass();
+std::unique_ptr<Pass> create_fuse_layer_norm_pass();
+std::unique_ptr<Pass> create_fuse_gelu_pass();
+
+// The pipeline a freshly imported model goes through, in order: fold constants (shape
+// computations included), fold batch norms into convolutions, recognise layer norms and
+// GELUs, merge duplicates, remove what is dead.
+PassManager create_canonicalize_pipeline(PipelineOptions options = {});
+
 // Registers the core graph passes.
 void register_core_passes(PassRegistry& registry);
 

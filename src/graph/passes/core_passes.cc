@@ -16,9 +16,25 @@ void register_core_passes(PassRegistry& registry) {
       {"cse", "merge nodes that compute the same op on the same operands", create_cse_pass},
       {"fold-constant", "evaluate nodes whose operands are all constants with the reference kernels",
        create_fold_constant_pass},
+      {"fold-batch-norm", "fold inference batch norms into the convolutions before them",
+       create_fold_batch_norm_pass},
+      {"fuse-layer-norm", "recognise decomposed layer normalisations as nn.layer_norm",
+       create_fuse_layer_norm_pass},
+      {"fuse-gelu", "recognise the erf form of GELU as nn.gelu", create_fuse_gelu_pass},
   };
   for (const Entry& e : entries)
     UMA_CHECK(registry.add(e.name, e.summary, e.factory).ok(), "pass {} registered twice", e.name);
+}
+
+PassManager create_canonicalize_pipeline(PipelineOptions options) {
+  PassManager pipeline(std::move(options));
+  pipeline.add(create_fold_constant_pass());
+  pipeline.add(create_fold_batch_norm_pass());
+  pipeline.add(create_fuse_layer_norm_pass());
+  pipeline.add(create_fuse_gelu_pass());
+  pipeline.add(create_cse_pass());
+  pipeline.add(create_dce_pass());
+  return pipeline;
 }
 
 }  // namespace uma
