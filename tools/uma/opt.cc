@@ -106,8 +106,7 @@ void add_opt_command(CLI::App& app, int& exit_code) {
                   "Print the module after this pass ('all': after every pass)")
       ->delimiter(',')
       // One value per occurrence, so that a file name after it is not taken as a pass.
-      ->expected(1)
-      ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll);
+      ->allow_extra_args(false);
   cmd->add_flag("!--no-verify-each", options->verify_each, "Do not run the verifier after each pass");
   cmd->add_flag("--timing", options->timing, "Print each pass's time to standard error");
   cmd->add_flag("--elide-data", options->elide_data, "Leave the bytes of large tensors out");
