@@ -77,6 +77,9 @@ void register_all_ops(OpRegistry& registry) {
   register_norm_ops(registry);
   register_resize_ops(registry);
   register_transform_ops(registry);
+  register_index_ops(registry);
+  register_broadcast_ops(registry);
+  register_shape_ops(registry);
   register_reduce_ops(registry);
 }
 

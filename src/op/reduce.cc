@@ -1,8 +1,227 @@
-// STUB: to be written.
+// Reductions: sum, mean, max and min over a set of axes, and argmax along one axis.
+//
+// Semantics of the reference kernels:
+// - Floating-point dtypes accumulate in double and round once to the result dtype; max and
+//   min propagate NaN, as numpy does.
+// - Integers accumulate in int64 and wrap modulo 2^bits like elementwise arithmetic; mean
+//   divides the sum by the count, truncating toward zero.
+// - Over zero elements, sum is 0, a float mean is NaN (0/0), max is -inf (the dtype's least
+//   value for integers) and min +inf (the greatest): ONNX's rule since opset 18.
+// - argmax gives the index of the first largest element (the last with select_last_index);
+//   NaN counts as larger than any number, as in numpy.
+#include <cmath>
+#include <limits>
+#include <memory>
+
+#include "elementwise_util.h"
+#include "transform_util.h"
 #include "uma/op/op_registry.h"
+#include "uma/op/shape_util.h"
 
 namespace uma {
+namespace {
 
-void register_reduce_ops(OpRegistry&) {}
+using Ints = std::vector<std::int64_t>;
+
+enum class Reduction { Sum, Mean, Max, Min };
+
+struct ReductionOp {
+  const char* name;
+  Reduction kind;
+};
+
+const ReductionOp kReductions[] = {
+    {"sum", Reduction::Sum},
+    {"mean", Reduction::Mean},
+    {"max", Reduction::Max},
+    {"min", Reduction::Min},
+};
+
+Status check_numbers(const TensorType& input) {
+  if (input.dtype == DType::boolean)
+    return make_error("operand is bool, but only numbers are supported");
+  return Status::success();
+}
+
+// Which axes a reduction removes, and what is left.
+struct ReductionShape {
+  std::vector<bool> reduced;  // per operand axis
+  Shape kept;                 // the operand's shape with reduced axes set to 1
+  Shape result;               // `kept`, or without the reduced axes unless keepdims
+  std::int64_t count = 1;     // operand elements per result element
+};
+
+// `axes` lists the axes to reduce; none means all of them.
+Expected<ReductionShape> reduction_shape(const TensorType& input, const AttrMap& attrs) {
+  UMA_TRY_ASSIGN(std::vector<std::size_t> axes, axes_attr(attrs, "axes", input.rank()));
+  UMA_TRY_ASSIGN(bool keepdims, flag_attr(attrs, "keepdims"));
+  ReductionShape shape{std::vector<bool>(input.rank(), axes.empty()), input.shape, {}};
+  for (std::size_t axis : axes) shape.reduced[axis] = true;
+  for (std::size_t d = 0; d < input.rank(); ++d) {
+    if (!shape.reduced[d]) {
+      shape.result.push_back(input.shape[d]);
+      continue;
+    }
+    shape.count *= input.shape[d];
+    shape.kept[d] = 1;
+    if (keepdims) shape.result.push_back(1);
+  }
+  return shape;
+}
+
+Expected<std::vector<Type>> infer_reduction(Reduction kind, const std::vector<Type>& inputs,
+                                            const AttrMap& attrs) {
+  UMA_TRY(check_tensor_operands(inputs));
+  const TensorType& input = inputs[0].tensor();
+  UMA_TRY(check_numbers(input));
+  UMA_TRY_ASSIGN(ReductionShape shape, reduction_shape(input, attrs));
+  if (kind == Reduction::Mean && shape.count == 0 && is_integer(input.dtype))
+    return make_error("the mean of zero elements is undefined for {}", dtype_name(input.dtype));
+  return std::vector<Type>{TensorType{input.dtype, shape.result}};
+}
+
+double float_start(Reduction kind) {
+  if (kind == Reduction::Max) return -std::numeric_limits<double>::infinity();
+  if (kind == Reduction::Min) return std::numeric_limits<double>::infinity();
+  return 0;
+}
+
+double float_step(Reduction kind, double acc, double x) {
+  if (kind == Reduction::Sum || kind == Reduction::Mean) return acc + x;
+  if (std::isnan(acc) || std::isnan(x)) return std::nan("");
+  if (kind == Reduction::Max) return x > acc ? x : acc;
+  return x < acc ? x : acc;
+}
+
+std::int64_t int_start(Reduction kind, DType dtype) {
+  if (kind == Reduction::Max) return elementwise::int_min(dtype);
+  if (kind == Reduction::Min) return elementwise::int_max(dtype);
+  return 0;
+}
+
+std::int64_t int_step(Reduction kind, std::int64_t acc, std::int64_t x) {
+  if (kind == Reduction::Sum || kind == Reduction::Mean) return elementwise::int_add(acc, x);
+  if (kind == Reduction::Max) return x > acc ? x : acc;
+  return x < acc ? x : acc;
+}
+
+Expected<std::vector<TensorPtr>> run_reduction(Reduction kind, const std::vector<TensorPtr>& inputs,
+                                               const AttrMap& attrs,
+                                               const std::vector<Type>& result_types) {
+  const Tensor& input = *inputs[0];
+  auto out = std::make_shared<Tensor>(result_types[0].tensor());
+  UMA_TRY_ASSIGN(ReductionShape shape, reduction_shape(input.type(), attrs));
+  // Input element i adds to the result element at its own index with the reduced axes
+  // zeroed: the result, laid out with keepdims' shape, read with stride 0 on those axes.
+  std::vector<std::int64_t> strides = row_major_strides(shape.kept);
+  for (std::size_t d = 0; d < strides.size(); ++d)
+    if (shape.reduced[d]) strides[d] = 0;
+  std::size_t size = static_cast<std::size_t>(out->num_elements());
+  bool floats = is_float(input.dtype());
+  std::vector<double> float_acc(size, float_start(kind));
+  std::vector<std::int64_t> int_acc(size, floats ? 0 : int_start(kind, input.dtype()));
+  for (std::int64_t i = 0; i < input.num_elements(); ++i) {
+    auto o = static_cast<std::size_t>(strided_offset(i, input.shape(), strides));
+    if (floats)
+      float_acc[o] = float_step(kind, float_acc[o], input.get(i));
+    else
+      int_acc[o] = int_step(kind, int_acc[o], elementwise::get_int(input, i));
+  }
+  for (std::size_t o = 0; o < size; ++o) {
+    auto index = static_cast<std::int64_t>(o);
+    bool mean = kind == Reduction::Mean;
+    if (floats)
+      out->set(index, mean ? float_acc[o] / static_cast<double>(shape.count) : float_acc[o]);
+    else
+      elementwise::set_int(*out, index, mean ? int_acc[o] / shape.count : int_acc[o]);
+  }
+  return std::vector<TensorPtr>{std::move(out)};
+}
+
+// ---- argmax ----
+
+Expected<std::vector<Type>> infer_argmax(const std::vector<Type>& inputs, const AttrMap& attrs) {
+  UMA_TRY(check_tensor_operands(inputs));
+  const TensorType& input = inputs[0].tensor();
+  UMA_TRY(check_numbers(input));
+  UMA_TRY_ASSIGN(std::size_t axis, axis_attr(attrs, "axis", input.rank()));
+  UMA_TRY_ASSIGN(bool keepdims, flag_attr(attrs, "keepdims"));
+  if (auto flag = flag_attr(attrs, "select_last_index"); !flag) return flag.error();
+  if (input.shape[axis] == 0)
+    return make_error("attribute 'axis' is {}, but dimension {} has no elements to compare",
+                      attrs.get_int("axis"), axis);
+  TensorType result{DType::i64, input.shape};
+  if (keepdims)
+    result.shape[axis] = 1;
+  else
+    result.shape.erase(result.shape.begin() + static_cast<std::ptrdiff_t>(axis));
+  return std::vector<Type>{result};
+}
+
+// Element a of `t` orders after element b: larger, with NaN larger than every number.
+bool greater(const Tensor& t, std::int64_t a, std::int64_t b) {
+  if (!is_float(t.dtype())) return elementwise::get_int(t, a) > elementwise::get_int(t, b);
+  double x = t.get(a), y = t.get(b);
+  if (std::isnan(y)) return false;
+  return std::isnan(x) || x > y;
+}
+
+Expected<std::vector<TensorPtr>> argmax_kernel(const std::vector<TensorPtr>& inputs,
+                                               const AttrMap& attrs,
+                                               const std::vector<Type>& result_types) {
+  const Tensor& input = *inputs[0];
+  auto out = std::make_shared<Tensor>(result_types[0].tensor());
+  const Shape& shape = input.shape();
+  std::size_t axis = *normalize_axis(attrs.get_int("axis"), shape.size());
+  bool last = attrs.get_int("select_last_index") == 1;
+  // The operand is `outer` blocks of `dim` rows of `inner` elements; each result element
+  // compares one column of a block.
+  std::int64_t dim = shape[axis];
+  std::int64_t outer = product(shape, 0, axis);
+  std::int64_t inner = product(shape, axis + 1, shape.size());
+  for (std::int64_t o = 0; o < outer; ++o)
+    for (std::int64_t c = 0; c < inner; ++c) {
+      auto element = [&](std::int64_t k) { return (o * dim + k) * inner + c; };
+      std::int64_t best = 0;
+      for (std::int64_t k = 1; k < dim; ++k) {
+        // With select_last_index an equal element (neither orders after the other) wins.
+        bool better = last ? !greater(input, element(best), element(k))
+                           : greater(input, element(k), element(best));
+        if (better) best = k;
+      }
+      out->data<std::int64_t>()[o * inner + c] = best;
+    }
+  return std::vector<TensorPtr>{std::move(out)};
+}
+
+}  // namespace
+
+void register_reduce_ops(OpRegistry& registry) {
+  for (const ReductionOp& op : kReductions) {
+    Reduction kind = op.kind;
+    OpDef def{
+        .name = op.name,
+        .min_inputs = 1,
+        .max_inputs = 1,
+        .attrs = {{"axes", AttrKind::Ints, Ints{}}, {"keepdims", AttrKind::Int, std::int64_t{1}}},
+        .infer = [kind](const std::vector<Type>& inputs,
+                        const AttrMap& attrs) { return infer_reduction(kind, inputs, attrs); },
+        .kernel =
+            [kind](const std::vector<TensorPtr>& inputs, const AttrMap& attrs,
+                   const std::vector<Type>& result_types) {
+              return run_reduction(kind, inputs, attrs, result_types);
+            }};
+    UMA_CHECK(registry.add(std::move(def)).ok(), "op {} registered twice", op.name);
+  }
+  OpDef argmax{.name = "argmax",
+               .min_inputs = 1,
+               .max_inputs = 1,
+               .attrs = {{"axis", AttrKind::Int, std::int64_t{0}},
+                         {"keepdims", AttrKind::Int, std::int64_t{1}},
+                         {"select_last_index", AttrKind::Int, std::int64_t{0}}},
+               .infer = infer_argmax,
+               .kernel = argmax_kernel};
+  UMA_CHECK(registry.add(std::move(argmax)).ok(), "op argmax registered twice");
+}
 
 }  // namespace uma

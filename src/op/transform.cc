@@ -1,9 +1,10 @@
-// Data-movement ops: split, reshape, concatenate and transpose. Negative axes count from
-// the end. The kernels move elements as bytes, so they work for every dtype.
+// Data-movement ops that rearrange whole tensors: split, reshape, concatenate, transpose,
+// squeeze and expand_dims. Negative axes count from the end. The kernels move elements as
+// bytes, so they work for every dtype.
 #include <algorithm>
-#include <cstring>
 #include <memory>
 
+#include "transform_util.h"
 #include "uma/op/op_registry.h"
 #include "uma/op/shape_util.h"
 
@@ -11,22 +12,6 @@ namespace uma {
 namespace {
 
 using Ints = std::vector<std::int64_t>;
-
-// The attribute `name` as an axis of a tensor of rank `rank`.
-Expected<std::size_t> axis_attr(const AttrMap& attrs, const char* name, std::size_t rank) {
-  std::int64_t axis = attrs.get_int(name);
-  std::optional<std::size_t> normalized = normalize_axis(axis, rank);
-  if (!normalized) return make_error("attribute '{}' is {}, but {}", name, axis, valid_axes(rank));
-  return *normalized;
-}
-
-// Copies `count` elements from element `from_offset` of `from` to element `to_offset` of `to`.
-void copy_elements(const Tensor& from, std::int64_t from_offset, Tensor& to, std::int64_t to_offset,
-                   std::int64_t count) {
-  auto size = static_cast<std::int64_t>(dtype_size(from.dtype()));
-  std::memcpy(to.bytes().data() + to_offset * size, from.bytes().data() + from_offset * size,
-              static_cast<std::size_t>(count * size));
-}
 
 // ---- split ----
 
@@ -104,12 +89,13 @@ Expected<std::vector<TensorPtr>> split_kernel(const std::vector<TensorPtr>& inpu
 
 // ---- reshape ----
 
-// ONNX Reshape with allowzero = 0: 0 copies the input's dimension at the same index, and
-// one -1 takes whatever size makes the element counts agree.
+// ONNX Reshape: one -1 takes whatever size makes the element counts agree; 0 copies the
+// input's dimension at the same index, or, with allowzero = 1, is a dimension of size 0.
 Expected<std::vector<Type>> infer_reshape(const std::vector<Type>& inputs, const AttrMap& attrs) {
   UMA_TRY(check_tensor_operands(inputs));
   const TensorType& input = inputs[0].tensor();
   const Ints& newshape = attrs.get_ints("newshape");
+  UMA_TRY_ASSIGN(bool allow_zero, flag_attr(attrs, "allowzero"));
   Shape shape(newshape.size());
   std::optional<std::size_t> inferred;
   std::optional<std::int64_t> known = 1;
@@ -126,7 +112,7 @@ Expected<std::vector<Type>> infer_reshape(const std::vector<Type>& inputs, const
           "attribute 'newshape' has {} at index {}; a dimension is positive, 0 (copy the input's) "
           "or -1 (inferred)",
           dim, i);
-    if (dim == 0) {
+    if (dim == 0 && !allow_zero) {
       if (i >= input.rank())
         return make_error("attribute 'newshape' has 0 at index {}, but the input has rank {}", i,
                           input.rank());
@@ -155,6 +141,7 @@ Expected<std::vector<Type>> infer_reshape(const std::vector<Type>& inputs, const
   return std::vector<Type>{TensorType{input.dtype, std::move(shape)}};
 }
 
+// Also the kernel of squeeze and expand_dims: the elements stay in order.
 Expected<std::vector<TensorPtr>> reshape_kernel(const std::vector<TensorPtr>& inputs,
                                                 const AttrMap&,
                                                 const std::vector<Type>& result_types) {
@@ -267,6 +254,46 @@ Expected<std::vector<TensorPtr>> transpose_kernel(const std::vector<TensorPtr>& 
   return std::vector<TensorPtr>{std::move(out)};
 }
 
+// ---- squeeze and expand_dims ----
+
+// Removes the listed axes, which must have size 1; no axes means every axis of size 1.
+Expected<std::vector<Type>> infer_squeeze(const std::vector<Type>& inputs, const AttrMap& attrs) {
+  UMA_TRY(check_tensor_operands(inputs));
+  const TensorType& input = inputs[0].tensor();
+  UMA_TRY_ASSIGN(std::vector<std::size_t> axes, axes_attr(attrs, "axes", input.rank()));
+  std::vector<bool> removed(input.rank(), axes.empty());
+  for (std::size_t axis : axes) {
+    if (input.shape[axis] != 1)
+      return make_error(
+          "attribute 'axes' names axis {} of size {}, but only axes of size 1 can be squeezed",
+          axis, input.shape[axis]);
+    removed[axis] = true;
+  }
+  TensorType result{input.dtype, {}};
+  for (std::size_t d = 0; d < input.rank(); ++d)
+    if (!(removed[d] && input.shape[d] == 1)) result.shape.push_back(input.shape[d]);
+  return std::vector<Type>{result};
+}
+
+// Inserts axes of size 1; `axes` index the result, whose rank is the operand's plus their
+// number (ONNX Unsqueeze).
+Expected<std::vector<Type>> infer_expand_dims(const std::vector<Type>& inputs,
+                                              const AttrMap& attrs) {
+  UMA_TRY(check_tensor_operands(inputs));
+  const TensorType& input = inputs[0].tensor();
+  std::size_t rank = input.rank() + attrs.get_ints("axes").size();
+  auto axes = axes_attr(attrs, "axes", rank);
+  if (!axes) return axes.error().with_context(fmt::format("the result has rank {}", rank));
+  if (axes->empty()) return make_error("attribute 'axes' is empty; name the axes to insert");
+  std::vector<bool> inserted(rank, false);
+  for (std::size_t axis : *axes) inserted[axis] = true;
+  TensorType result{input.dtype, Shape(rank, 1)};
+  std::size_t next = 0;
+  for (std::size_t d = 0; d < rank; ++d)
+    if (!inserted[d]) result.shape[d] = input.shape[next++];
+  return std::vector<Type>{result};
+}
+
 }  // namespace
 
 void register_transform_ops(OpRegistry& registry) {
@@ -282,7 +309,8 @@ void register_transform_ops(OpRegistry& registry) {
       {.name = "reshape",
        .min_inputs = 1,
        .max_inputs = 1,
-       .attrs = {{"newshape", AttrKind::Ints, std::nullopt}},
+       .attrs = {{"newshape", AttrKind::Ints, std::nullopt},
+                 {"allowzero", AttrKind::Int, std::int64_t{0}}},
        .infer = infer_reshape,
        .kernel = reshape_kernel},
       {.name = "concatenate",
@@ -297,6 +325,18 @@ void register_transform_ops(OpRegistry& registry) {
        .attrs = {{"axes", AttrKind::Ints, Ints{}}},
        .infer = infer_transpose,
        .kernel = transpose_kernel},
+      {.name = "squeeze",
+       .min_inputs = 1,
+       .max_inputs = 1,
+       .attrs = {{"axes", AttrKind::Ints, Ints{}}},
+       .infer = infer_squeeze,
+       .kernel = reshape_kernel},
+      {.name = "expand_dims",
+       .min_inputs = 1,
+       .max_inputs = 1,
+       .attrs = {{"axes", AttrKind::Ints, std::nullopt}},
+       .infer = infer_expand_dims,
+       .kernel = reshape_kernel},
   };
   for (const OpDef& op : ops) UMA_CHECK(registry.add(op).ok(), "op {} registered twice", op.name);
 }

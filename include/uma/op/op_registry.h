@@ -80,7 +80,10 @@ void register_conv_ops(OpRegistry& registry);         // nn.conv1d/2d/3d and the
 void register_pool_ops(OpRegistry& registry);         // nn.max_pool*, nn.avg_pool*, global pools
 void register_norm_ops(OpRegistry& registry);         // nn.batch_norm, nn.layer_norm, nn.softmax, ...
 void register_resize_ops(OpRegistry& registry);       // image.resize
-void register_transform_ops(OpRegistry& registry);    // split, reshape, strided_slice, take, ...
+void register_transform_ops(OpRegistry& registry);    // split, reshape, transpose, squeeze, ...
+void register_index_ops(OpRegistry& registry);        // strided_slice, take
+void register_broadcast_ops(OpRegistry& registry);    // broadcast_to, tile, nn.pad
+void register_shape_ops(OpRegistry& registry);        // shape_of, full, arange
 void register_reduce_ops(OpRegistry& registry);       // sum, mean, max, min, argmax
 
 // All ops uma knows.

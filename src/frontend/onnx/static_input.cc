@@ -1,0 +1,40 @@
+// Reading the inputs that uma needs at import time.
+#include "static_input.h"
+
+namespace uma::onnx_import {
+
+Expected<std::vector<std::int64_t>> constant_ints(const NodeContext& ctx, std::size_t i,
+                                                  std::string_view what) {
+  UMA_TRY_ASSIGN(TensorPtr tensor, ctx.require_constant_input(i, what));
+  if (tensor->dtype() != DType::i64 && tensor->dtype() != DType::i32)
+    return make_error("input {} ('{}') is {}, but must be i64 or i32", i, what,
+                      dtype_name(tensor->dtype()));
+  if (tensor->shape().size() != 1)
+    return make_error("input {} ('{}') has shape {}, but must be 1-D", i, what,
+                      to_string(Type(tensor->type())));
+  std::vector<std::int64_t> values(static_cast<std::size_t>(tensor->num_elements()));
+  for (std::size_t k = 0; k < values.size(); ++k)
+    values[k] = tensor->dtype() == DType::i64 ? tensor->data<std::int64_t>()[k]
+                                              : tensor->data<std::int32_t>()[k];
+  return values;
+}
+
+Expected<std::optional<std::vector<std::int64_t>>> optional_constant_ints(const NodeContext& ctx,
+                                                                          std::size_t i,
+                                                                          std::string_view what) {
+  if (!ctx.has_input(i)) return std::optional<std::vector<std::int64_t>>();
+  UMA_TRY_ASSIGN(std::vector<std::int64_t> values, constant_ints(ctx, i, what));
+  return std::optional<std::vector<std::int64_t>>(std::move(values));
+}
+
+Expected<Value*> required_input(const NodeContext& ctx, std::size_t i, std::string_view what) {
+  if (!ctx.has_input(i)) return make_error("input {} ('{}') is missing", i, what);
+  return ctx.input(i);
+}
+
+Expected<std::vector<Value*>> single(Expected<Value*> value) {
+  if (!value) return value.error();
+  return std::vector<Value*>{*value};
+}
+
+}  // namespace uma::onnx_import

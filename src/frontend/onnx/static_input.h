@@ -1,0 +1,30 @@
+// Reading the inputs that ONNX ops take as tensors but uma needs at import time: shapes,
+// axes, pads, slice bounds (shared by transform.cc and reduce.cc of this folder).
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string_view>
+#include <vector>
+
+#include "converter.h"
+
+namespace uma::onnx_import {
+
+// The integers of constant input `i`, exactly (i64 beyond 2^53 too): a 1-D i64 or i32
+// tensor. Errors name the input: "input 1 ('shape') must be a constant".
+Expected<std::vector<std::int64_t>> constant_ints(const NodeContext& ctx, std::size_t i,
+                                                  std::string_view what);
+
+// The same for an optional input: nullopt when the model leaves it out.
+Expected<std::optional<std::vector<std::int64_t>>> optional_constant_ints(const NodeContext& ctx,
+                                                                          std::size_t i,
+                                                                          std::string_view what);
+
+// Input `i`, which must be present.
+Expected<Value*> required_input(const NodeContext& ctx, std::size_t i, std::string_view what);
+
+// A converter's single result.
+Expected<std::vector<Value*>> single(Expected<Value*> value);
+
+}  // namespace uma::onnx_import

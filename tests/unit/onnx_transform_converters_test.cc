@@ -1,0 +1,281 @@
+// Unit tests of the ONNX converters of data-movement ops and reductions
+// (src/frontend/onnx/transform.cc, reduce.cc): each opset's way of passing shapes, axes,
+// pads and sizes (attributes before, constant inputs after), checked by importing one-node
+// models and running them with the reference interpreter against hand-computed values.
+#include <gtest/gtest.h>
+
+#include <limits>
+
+#include "onnx_model_builder.h"
+#include "tensor_util.h"
+#include "uma/runtime/interpreter.h"
+
+namespace uma {
+namespace {
+
+using test::f32;
+using test::make_tensor;
+using test::values_of;
+using Ints = std::vector<std::int64_t>;
+using Values = std::vector<double>;
+
+// A one-node model (test::OnnxModel) and the tensors to run it on: inputs fed at run time,
+// initializers for what must be constant (shapes, axes, pads, sizes).
+class OneNode {
+ public:
+  OneNode(std::string op_type, int opset) : model_(std::move(op_type), opset) {}
+
+  OneNode& input(const TensorPtr& tensor) {
+    model_.input(next_name(), tensor->dtype(), tensor->shape());
+    arguments_.push_back(tensor);
+    return *this;
+  }
+  OneNode& constant(const TensorPtr& tensor) {
+    model_.constant(next_name(), *tensor);
+    return *this;
+  }
+  OneNode& ints(const Ints& values) {
+    Values v(values.begin(), values.end());
+    return constant(make_tensor(DType::i64, {static_cast<std::int64_t>(values.size())}, v));
+  }
+  OneNode& skip() {
+    model_.skip();
+    ++inputs_;
+    return *this;
+  }
+  OneNode& attr(const std::string& name, std::int64_t value) {
+    model_.int_attr(name, value);
+    return *this;
+  }
+  OneNode& attr(const std::string& name, double value) {
+    model_.attr(name, value);
+    return *this;
+  }
+  OneNode& attr(const std::string& name, const std::string& value) {
+    model_.string_attr(name, value);
+    return *this;
+  }
+  OneNode& attr(const std::string& name, const Ints& values) {
+    model_.ints_attr(name, values);
+    return *this;
+  }
+  OneNode& outputs(int count) {
+    for (int i = 0; i < count; ++i) model_.output(fmt::format("out{}", i));
+    outputs_ += count;
+    return *this;
+  }
+
+  Expected<std::vector<TensorPtr>> try_run() {
+    if (outputs_ == 0) outputs(1);
+    Context context;
+    UMA_TRY_ASSIGN(auto module, model_.import(context));
+    return interpret(*module, arguments_);
+  }
+  std::vector<TensorPtr> run() {
+    auto results = try_run();
+    EXPECT_TRUE(results.ok()) << results.error().message();
+    return results.ok() ? *results : std::vector<TensorPtr>{};
+  }
+  // The single result.
+  TensorPtr run1() {
+    std::vector<TensorPtr> results = run();
+    if (results.size() == 1) return results[0];
+    ADD_FAILURE() << results.size() << " results";
+    return std::make_shared<Tensor>(TensorType{DType::f32, {0}});
+  }
+  std::string error() {
+    auto results = try_run();
+    return results.ok() ? "(no error)" : results.error().message();
+  }
+
+ private:
+  std::string next_name() { return fmt::format("in{}", inputs_++); }
+
+  test::OnnxModel model_;
+  int inputs_ = 0;
+  int outputs_ = 0;
+  std::vector<TensorPtr> arguments_;
+};
+
+// 0, 1, ..., n-1 as f32 in `shape`.
+TensorPtr iota(Shape shape) {
+  std::int64_t n = TensorType{DType::f32, shape}.num_elements();
+  Values values;
+  for (std::int64_t i = 0; i < n; ++i) values.push_back(static_cast<double>(i));
+  return f32(std::move(shape), values);
+}
+
+TEST(OnnxTransformConverters, ReshapeAndFlatten) {
+  auto x = iota({2, 3, 4});
+  EXPECT_EQ(OneNode("Reshape", 13).input(x).ints({0, -1}).run1()->shape(), (Shape{2, 12}));
+  // allowzero (opset 14) makes 0 a dimension of size 0.
+  auto empty = f32({0, 3}, {});
+  EXPECT_EQ(OneNode("Reshape", 14)
+                .input(empty)
+                .ints({3, 0})
+                .attr("allowzero", std::int64_t{1})
+                .run1()
+                ->shape(),
+            (Shape{3, 0}));
+  EXPECT_EQ(OneNode("Reshape", 13).input(x).input(make_tensor(DType::i64, {2}, {4, 6})).error(),
+            "m.onnx: node 'n' (Reshape): input 1 ('shape') must be a constant");
+  EXPECT_EQ(OneNode("Flatten", 9).input(x).attr("axis", std::int64_t{0}).run1()->shape(),
+            (Shape{1, 24}));
+  EXPECT_EQ(OneNode("Flatten", 13).input(x).run1()->shape(), (Shape{2, 12}));
+  EXPECT_EQ(OneNode("Flatten", 11).input(x).attr("axis", std::int64_t{-1}).run1()->shape(),
+            (Shape{6, 4}));
+  EXPECT_EQ(
+      OneNode("Flatten", 13).input(f32({3, 0}, {})).attr("axis", std::int64_t{2}).run1()->shape(),
+      (Shape{0, 1}));
+  EXPECT_EQ(
+      OneNode("Flatten", 9).input(x).attr("axis", std::int64_t{-1}).error(),
+      "m.onnx: node 'n' (Flatten): attribute 'axis' is -1, but must be in [0, 3] for an input "
+      "of rank 3");
+}
+
+TEST(OnnxTransformConverters, SplitByOpset) {
+  auto x = iota({2, 4});
+  std::vector<TensorPtr> attr_sizes = OneNode("Split", 11)
+                                          .input(x)
+                                          .attr("axis", std::int64_t{1})
+                                          .attr("split", Ints{1, 3})
+                                          .outputs(2)
+                                          .run();
+  ASSERT_EQ(attr_sizes.size(), 2u);
+  EXPECT_EQ(values_of(*attr_sizes[0]), (Values{0, 4}));
+  EXPECT_EQ(values_of(*attr_sizes[1]), (Values{1, 2, 3, 5, 6, 7}));
+  std::vector<TensorPtr> input_sizes =
+      OneNode("Split", 13).input(x).ints({3, 1}).attr("axis", std::int64_t{-1}).outputs(2).run();
+  ASSERT_EQ(input_sizes.size(), 2u);
+  EXPECT_EQ(values_of(*input_sizes[1]), (Values{3, 7}));
+  std::vector<TensorPtr> even = OneNode("Split", 13).input(x).outputs(2).run();
+  ASSERT_EQ(even.size(), 2u);
+  EXPECT_EQ(values_of(*even[1]), (Values{4, 5, 6, 7}));
+  EXPECT_EQ(OneNode("Split", 11).input(x).attr("split", Ints{1, 1}).outputs(3).error(),
+            "m.onnx: node 'n' (Split): 'split' has 2 values, but the node has 3 outputs");
+}
+
+TEST(OnnxTransformConverters, SliceByOpset) {
+  auto x = iota({3, 4});
+  TensorPtr attrs = OneNode("Slice", 9)
+                        .input(x)
+                        .attr("starts", Ints{1})
+                        .attr("ends", Ints{3})
+                        .attr("axes", Ints{1})
+                        .run1();
+  EXPECT_EQ(values_of(*attrs), (Values{1, 2, 5, 6, 9, 10}));
+  constexpr std::int64_t kMin = std::numeric_limits<std::int64_t>::min();
+  TensorPtr inputs = OneNode("Slice", 13)
+                         .input(x)
+                         .ints({-1, 3})
+                         .ints({kMin, 0})
+                         .ints({0, 1})
+                         .ints({-2, -2})
+                         .run1();
+  EXPECT_EQ(inputs->shape(), (Shape{2, 2}));
+  EXPECT_EQ(values_of(*inputs), (Values{11, 9, 3, 1}));
+  TensorPtr no_axes = OneNode("Slice", 10).input(x).ints({1}).ints({2}).skip().ints({1}).run1();
+  EXPECT_EQ(values_of(*no_axes), (Values{4, 5, 6, 7}));
+}
+
+TEST(OnnxTransformConverters, SqueezeAndUnsqueezeByOpset) {
+  auto x = f32({1, 2, 1}, {5, 6});
+  EXPECT_EQ(OneNode("Squeeze", 11).input(x).attr("axes", Ints{-1}).run1()->shape(), (Shape{1, 2}));
+  EXPECT_EQ(OneNode("Squeeze", 13).input(x).ints({0}).run1()->shape(), (Shape{2, 1}));
+  EXPECT_EQ(OneNode("Squeeze", 13).input(x).run1()->shape(), (Shape{2}));
+  EXPECT_EQ(OneNode("Unsqueeze", 11).input(x).attr("axes", Ints{0, 4}).run1()->shape(),
+            (Shape{1, 1, 2, 1, 1}));
+  EXPECT_EQ(OneNode("Unsqueeze", 13).input(x).ints({-1}).run1()->shape(), (Shape{1, 2, 1, 1}));
+  EXPECT_EQ(OneNode("Unsqueeze", 13).input(x).error(),
+            "m.onnx: node 'n' (Unsqueeze): input 1 ('axes') is missing");
+  EXPECT_EQ(OneNode("Unsqueeze", 11).input(x).error(),
+            "m.onnx: node 'n' (Unsqueeze): attribute 'axes' is required");
+}
+
+TEST(OnnxTransformConverters, PadByOpset) {
+  auto x = f32({2, 2}, {1, 2, 3, 4});
+  TensorPtr attrs =
+      OneNode("Pad", 10).input(x).attr("pads", Ints{0, 1, 0, 0}).attr("value", 9.0).run1();
+  EXPECT_EQ(values_of(*attrs), (Values{9, 1, 2, 9, 3, 4}));
+  TensorPtr inputs = OneNode("Pad", 11).input(x).ints({1, 0, 0, 0}).constant(f32({}, {-1})).run1();
+  EXPECT_EQ(values_of(*inputs), (Values{-1, -1, 1, 2, 3, 4}));
+  TensorPtr reflect =
+      OneNode("Pad", 13).input(x).ints({0, 1, 0, -1}).attr("mode", "reflect").run1();
+  EXPECT_EQ(values_of(*reflect), (Values{2, 1, 4, 3}));
+  auto ints = make_tensor(DType::i64, {2}, {7, 8});
+  EXPECT_EQ(values_of(*OneNode("Pad", 13).input(ints).ints({0, 1}).skip().run1()),
+            (Values{7, 8, 0}));
+}
+
+TEST(OnnxTransformConverters, ExpandBroadcastsBothWays) {
+  auto column = f32({3, 1}, {1, 2, 3});
+  TensorPtr y = OneNode("Expand", 13).input(column).ints({2, 1, 2}).run1();
+  EXPECT_EQ(y->shape(), (Shape{2, 3, 2}));
+  EXPECT_EQ(values_of(*y), (Values{1, 1, 2, 2, 3, 3, 1, 1, 2, 2, 3, 3}));
+  EXPECT_EQ(OneNode("Expand", 13).input(column).ints({2, 2}).error(),
+            "m.onnx: node 'n' (Expand): input 0 and input 1 ('shape'): operands have incompatible "
+            "shapes 3x1 and 2x2 (dimension 0: 3 vs 2)");
+}
+
+TEST(OnnxTransformConverters, GatherTileShapeConstantOfShapeRange) {
+  auto x = iota({2, 3});
+  TensorPtr gathered = OneNode("Gather", 13)
+                           .input(x)
+                           .input(make_tensor(DType::i64, {2}, {-1, 0}))
+                           .attr("axis", std::int64_t{1})
+                           .run1();
+  EXPECT_EQ(values_of(*gathered), (Values{2, 0, 5, 3}));
+  EXPECT_EQ(values_of(*OneNode("Tile", 13).input(f32({2}, {1, 2})).ints({2}).run1()),
+            (Values{1, 2, 1, 2}));
+  EXPECT_EQ(OneNode("Tile", 13).input(x).ints({2}).error(),
+            "m.onnx: node 'n' (Tile): input 1 ('repeats') has 1 values, but input 0 has rank 2");
+  TensorPtr shape = OneNode("Shape", 13).input(x).run1();
+  EXPECT_EQ(shape->dtype(), DType::i64);
+  EXPECT_EQ(values_of(*shape), (Values{2, 3}));
+  EXPECT_EQ(values_of(*OneNode("Shape", 15).input(x).attr("start", std::int64_t{-1}).run1()),
+            (Values{3}));
+  // Before opset 15 start and end do not exist.
+  EXPECT_EQ(values_of(*OneNode("Shape", 14).input(x).attr("start", std::int64_t{1}).run1()),
+            (Values{2, 3}));
+  // (ConstantOfShape's value attribute, which sets the dtype, is covered by ONNX's node tests.)
+  EXPECT_EQ(values_of(*OneNode("ConstantOfShape", 9).ints({3}).run1()), (Values{0, 0, 0}));
+  auto scalar = [](double v) { return make_tensor(DType::i64, {}, {v}); };
+  TensorPtr range =
+      OneNode("Range", 11).constant(scalar(10)).constant(scalar(3)).constant(scalar(-3)).run1();
+  EXPECT_EQ(range->type(), (TensorType{DType::i64, {3}}));
+  EXPECT_EQ(values_of(*range), (Values{10, 7, 4}));
+  EXPECT_EQ(
+      OneNode("Range", 11).constant(scalar(0)).constant(f32({}, {3})).constant(scalar(1)).error(),
+      "m.onnx: node 'n' (Range): input 1 ('limit') is f32, but input 0 ('start') is i64");
+}
+
+TEST(OnnxTransformConverters, ReductionsByOpset) {
+  auto x = f32({2, 3}, {1, 2, 3, 4, 5, 6});
+  EXPECT_EQ(values_of(*OneNode("ReduceSum", 11).input(x).attr("axes", Ints{1}).run1()),
+            (Values{6, 15}));
+  EXPECT_EQ(
+      values_of(
+          *OneNode("ReduceSum", 13).input(x).ints({0}).attr("keepdims", std::int64_t{0}).run1()),
+      (Values{5, 7, 9}));
+  EXPECT_EQ(values_of(*OneNode("ReduceSum", 13).input(x).run1()), (Values{21}));
+  // noop_with_empty_axes: no axes means no reduction.
+  TensorPtr noop =
+      OneNode("ReduceSum", 13).input(x).attr("noop_with_empty_axes", std::int64_t{1}).run1();
+  EXPECT_EQ(noop->shape(), (Shape{2, 3}));
+  EXPECT_EQ(values_of(*OneNode("ReduceSumSquare", 13).input(x).attr("axes", Ints{0}).run1()),
+            (Values{17, 29, 45}));
+  EXPECT_EQ(values_of(*OneNode("ReduceMean", 13).input(x).attr("axes", Ints{-1}).run1()),
+            (Values{2, 5}));
+  EXPECT_EQ(values_of(*OneNode("ReduceMax", 7).input(x).run1()), (Values{6}));
+  EXPECT_EQ(values_of(*OneNode("ReduceMin", 17).input(x).attr("axes", Ints{0}).run1()),
+            (Values{1, 2, 3}));
+  auto ties = f32({3}, {4, 1, 4});
+  EXPECT_EQ(values_of(*OneNode("ArgMax", 11).input(ties).run1()), (Values{0}));
+  EXPECT_EQ(
+      values_of(
+          *OneNode("ArgMax", 12).input(ties).attr("select_last_index", std::int64_t{1}).run1()),
+      (Values{2}));
+}
+
+}  // namespace
+}  // namespace uma
