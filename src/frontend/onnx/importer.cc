@@ -187,44 +187,48 @@ class GraphImporter {
   }
 
   Status add_inputs(const onnx::GraphProto& graph) {
-    std::unordered_set<std::string_view> inputs;
+    // Before IR version 4 initializers were listed as inputs too; they stay constants.
+    std::vector<const onnx::ValueInfoProto*> inputs;
+    std::unordered_set<std::string_view> names;
     for (const onnx::ValueInfoProto& input : graph.input()) {
-      // Before IR version 4 initializers were listed as inputs too; they stay constants.
       if (initializers_.count(input.name()) != 0) continue;
       if (input.name().empty()) return make_error("a graph input has no name");
-      if (!inputs.insert(input.name()).second)
+      if (!names.insert(input.name()).second)
         return make_error("two graph inputs are named '{}'", input.name());
       if (producers_.count(input.name()) != 0)
         return make_error("graph input '{}' is also produced by node '{}'", input.name(),
                           graph.node(static_cast<int>(producers_[input.name()])).name());
-      auto given = options_.input_shapes.find(input.name());
+      inputs.push_back(&input);
+    }
+    // The user's mistakes first: they are clearer than what they would cause.
+    for (const auto& [name, shape] : options_.input_shapes) {
+      if (names.count(name) != 0) continue;
+      std::string list;
+      for (const onnx::ValueInfoProto* input : inputs)
+        list += fmt::format("{}'{}'", list.empty() ? "" : ", ", input->name());
+      return make_error(
+          "--input-shape names '{}', which is not an input of the model (its inputs: {})", name,
+          list.empty() ? "none" : list);
+    }
+    for (const auto& [name, tensor] : options_.constant_inputs)
+      if (names.count(name) == 0)
+        return make_error("a value is bound to '{}', which is not an input of the model", name);
+    for (const onnx::ValueInfoProto* input : inputs) {
+      const std::string& name = input->name();
+      auto given = options_.input_shapes.find(name);
       UMA_TRY_ASSIGN(TensorType type,
                      onnx_import::input_type(
-                         input, given == options_.input_shapes.end() ? nullptr : &given->second));
-      if (auto bound = options_.constant_inputs.find(input.name());
+                         *input, given == options_.input_shapes.end() ? nullptr : &given->second));
+      if (auto bound = options_.constant_inputs.find(name);
           bound != options_.constant_inputs.end()) {
         if (bound->second == nullptr || !(bound->second->type() == type) ||
             !bound->second->has_data())
-          return make_error("the value bound to input '{}' is not a {} with data", input.name(),
+          return make_error("the value bound to input '{}' is not a {} with data", name,
                             to_string(Type(type)));
-        initializers_.emplace(input.name(), bound->second);
+        initializers_.emplace(name, bound->second);
         continue;
       }
-      Value* param = rewriter_.function().add_param(std::move(type), input.name());
-      values_.emplace(input.name(), param);
-    }
-    for (const auto& [name, tensor] : options_.constant_inputs)
-      if (inputs.count(name) == 0)
-        return make_error("a value is bound to '{}', which is not an input of the model", name);
-    for (const auto& [name, shape] : options_.input_shapes) {
-      if (inputs.count(name) != 0) continue;
-      std::string names;
-      for (const onnx::ValueInfoProto& input : graph.input())
-        if (inputs.count(input.name()) != 0)
-          names += fmt::format("{}'{}'", names.empty() ? "" : ", ", input.name());
-      return make_error(
-          "--input-shape names '{}', which is not an input of the model (its inputs: {})", name,
-          names.empty() ? "none" : names);
+      values_.emplace(name, rewriter_.function().add_param(std::move(type), name));
     }
     return Status::success();
   }
