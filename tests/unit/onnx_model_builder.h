@@ -1,0 +1,103 @@
+// A one-node ONNX model built field by field, for unit tests of the ONNX converters.
+#pragma once
+
+#include <onnx/onnx_pb.h>
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "uma/frontend/onnx/importer.h"
+#include "uma/frontend/onnx/tensor_proto.h"
+#include "uma/graph/context.h"
+
+namespace uma::test {
+
+class OnnxModel {
+ public:
+  OnnxModel(std::string op_type, int opset) {
+    model_.set_ir_version(8);
+    model_.add_opset_import()->set_version(opset);
+    graph()->set_name("g");
+    node_ = graph()->add_node();
+    node_->set_op_type(std::move(op_type));
+    node_->set_name("n");
+  }
+
+  // A graph input that feeds the node's next input.
+  OnnxModel& input(const std::string& name, DType dtype, const Shape& shape) {
+    onnx::ValueInfoProto* info = graph()->add_input();
+    info->set_name(name);
+    auto* type = info->mutable_type()->mutable_tensor_type();
+    type->set_elem_type(dtype_to_onnx(dtype));
+    type->mutable_shape();  // present even for a scalar: no shape means an unknown rank
+    for (std::int64_t dim : shape) type->mutable_shape()->add_dim()->set_dim_value(dim);
+    node_->add_input(name);
+    return *this;
+  }
+  // An initializer that feeds the node's next input.
+  OnnxModel& constant(const std::string& name, const Tensor& tensor) {
+    *graph()->add_initializer() = tensor_to_onnx(tensor, name);
+    node_->add_input(name);
+    return *this;
+  }
+  // An input left out ("").
+  OnnxModel& skip() {
+    node_->add_input("");
+    return *this;
+  }
+  // A node output that is also a graph output.
+  OnnxModel& output(const std::string& name) {
+    node_->add_output(name);
+    graph()->add_output()->set_name(name);
+    return *this;
+  }
+  // An optional node output left out ("").
+  OnnxModel& skip_output() {
+    node_->add_output("");
+    return *this;
+  }
+
+  OnnxModel& attr(const std::string& name, double value) {
+    onnx::AttributeProto* a = add_attr(name, onnx::AttributeProto::FLOAT);
+    a->set_f(static_cast<float>(value));
+    return *this;
+  }
+  OnnxModel& int_attr(const std::string& name, std::int64_t value) {
+    add_attr(name, onnx::AttributeProto::INT)->set_i(value);
+    return *this;
+  }
+  OnnxModel& string_attr(const std::string& name, const std::string& value) {
+    add_attr(name, onnx::AttributeProto::STRING)->set_s(value);
+    return *this;
+  }
+  OnnxModel& floats_attr(const std::string& name, const std::vector<double>& values) {
+    onnx::AttributeProto* a = add_attr(name, onnx::AttributeProto::FLOATS);
+    for (double v : values) a->add_floats(static_cast<float>(v));
+    return *this;
+  }
+  OnnxModel& ints_attr(const std::string& name, const std::vector<std::int64_t>& values) {
+    onnx::AttributeProto* a = add_attr(name, onnx::AttributeProto::INTS);
+    for (std::int64_t v : values) a->add_ints(v);
+    return *this;
+  }
+
+  Expected<std::unique_ptr<Module>> import(Context& ctx) const {
+    return import_onnx_bytes(ctx, model_.SerializeAsString(), "m.onnx", "");
+  }
+
+ private:
+  onnx::GraphProto* graph() { return model_.mutable_graph(); }
+  onnx::AttributeProto* add_attr(const std::string& name,
+                                 onnx::AttributeProto::AttributeType type) {
+    onnx::AttributeProto* a = node_->add_attribute();
+    a->set_name(name);
+    a->set_type(type);
+    return a;
+  }
+
+  onnx::ModelProto model_;
+  onnx::NodeProto* node_;
+};
+
+}  // namespace uma::test
