@@ -1,7 +1,9 @@
 // Host tensors.
 #include "uma/graph/tensor.h"
 
+#include <cmath>
 #include <cstdlib>
+#include <limits>
 #include <cstring>
 #include <new>
 
@@ -50,16 +52,30 @@ double Tensor::get(std::int64_t i) const {
   return 0;
 }
 
+namespace {
+
+// Integers from doubles as C's conversions would go through int64: NaN is 0, values beyond
+// int64 saturate, and the narrowing to the element type wraps (defined since C++20), so no
+// value a kernel computes can be undefined behaviour.
+std::int64_t to_int64(double value) {
+  if (std::isnan(value)) return 0;
+  if (value >= 0x1p63) return std::numeric_limits<std::int64_t>::max();
+  if (value < -0x1p63) return std::numeric_limits<std::int64_t>::min();
+  return static_cast<std::int64_t>(value);
+}
+
+}  // namespace
+
 void Tensor::set(std::int64_t i, double value) {
   UMA_CHECK(has_data_);
   switch (dtype()) {
     case DType::f32: data<float>()[i] = static_cast<float>(value); break;
     case DType::f16: data<std::uint16_t>()[i] = f32_to_f16(static_cast<float>(value)); break;
     case DType::bf16: data<std::uint16_t>()[i] = f32_to_bf16(static_cast<float>(value)); break;
-    case DType::i8: data<std::int8_t>()[i] = static_cast<std::int8_t>(value); break;
-    case DType::u8: data<std::uint8_t>()[i] = static_cast<std::uint8_t>(value); break;
-    case DType::i32: data<std::int32_t>()[i] = static_cast<std::int32_t>(value); break;
-    case DType::i64: data<std::int64_t>()[i] = static_cast<std::int64_t>(value); break;
+    case DType::i8: data<std::int8_t>()[i] = static_cast<std::int8_t>(to_int64(value)); break;
+    case DType::u8: data<std::uint8_t>()[i] = static_cast<std::uint8_t>(to_int64(value)); break;
+    case DType::i32: data<std::int32_t>()[i] = static_cast<std::int32_t>(to_int64(value)); break;
+    case DType::i64: data<std::int64_t>()[i] = to_int64(value); break;
     case DType::boolean: data<std::uint8_t>()[i] = value != 0 ? 1 : 0; break;
   }
 }

@@ -2,6 +2,8 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <cmath>
+#include <limits>
 
 #include "uma/graph/builder.h"
 #include "uma/graph/context.h"
@@ -221,6 +223,23 @@ TEST(Types, CheckedElementCountCatchesOverflowAndNegatives) {
   EXPECT_EQ(huge.error().message(), "shape 4294967296x4294967296 has more elements than fit in 64 bits");
   EXPECT_EQ(to_string(Type(f32({1, 3}))), "tensor<1x3xf32>");
   EXPECT_EQ(to_string(Type(TensorType{DType::boolean, {}})), "tensor<bool>");
+}
+
+TEST(Tensors, SetConvertsLikeCThroughInt64WithoutUndefinedBehaviour) {
+  Tensor u8(TensorType{DType::u8, {4}});
+  u8.set(0, -1.0);     // wraps
+  u8.set(1, 300.0);    // wraps
+  u8.set(2, 2.9);      // truncates toward zero
+  u8.set(3, std::nan(""));
+  EXPECT_EQ(u8.get(0), 255.0);
+  EXPECT_EQ(u8.get(1), 44.0);
+  EXPECT_EQ(u8.get(2), 2.0);
+  EXPECT_EQ(u8.get(3), 0.0);
+  Tensor i64(TensorType{DType::i64, {2}});
+  i64.set(0, 1e30);  // saturates
+  i64.set(1, -1e30);
+  EXPECT_EQ(i64.data<std::int64_t>()[0], std::numeric_limits<std::int64_t>::max());
+  EXPECT_EQ(i64.data<std::int64_t>()[1], std::numeric_limits<std::int64_t>::min());
 }
 
 TEST(DTypes, SixteenBitFloatsRoundToNearestEven) {
