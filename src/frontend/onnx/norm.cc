@@ -20,17 +20,13 @@
 #include <utility>
 
 #include "converter.h"
+#include "static_input.h"
 #include "uma/op/shape_util.h"
 
 namespace uma::onnx_import {
 namespace {
 
 using Ints = std::vector<std::int64_t>;
-
-Expected<Value*> required_input(const NodeContext& ctx, std::size_t i, std::string_view name) {
-  if (!ctx.has_input(i)) return make_error("input {} ('{}') is missing", i, name);
-  return ctx.input(i);
-}
 
 // Refuses the node when it names any output from `first` on.
 Status reject_outputs_from(const NodeContext& ctx, int first, std::string_view why) {
@@ -94,8 +90,7 @@ Expected<std::vector<Value*>> convert_batch_norm(NodeContext& ctx) {
   }
   AttrMap attrs;
   attrs.set("epsilon", epsilon);
-  UMA_TRY_ASSIGN(Value * y, ctx.emit_value("nn.batch_norm", std::move(operands), std::move(attrs)));
-  return std::vector<Value*>{y};
+  return single(ctx.emit_value("nn.batch_norm", std::move(operands), std::move(attrs)));
 }
 
 Expected<std::vector<Value*>> convert_instance_norm(NodeContext& ctx) {
@@ -105,8 +100,7 @@ Expected<std::vector<Value*>> convert_instance_norm(NodeContext& ctx) {
   UMA_TRY_ASSIGN(double epsilon, ctx.attr_float("epsilon", 1e-5));
   AttrMap attrs;
   attrs.set("epsilon", epsilon);
-  UMA_TRY_ASSIGN(Value * y, ctx.emit_value("nn.instance_norm", {x, scale, bias}, std::move(attrs)));
-  return std::vector<Value*>{y};
+  return single(ctx.emit_value("nn.instance_norm", {x, scale, bias}, std::move(attrs)));
 }
 
 // ---- LayerNormalization ----
@@ -170,16 +164,14 @@ Expected<std::vector<Value*>> convert_softmax(NodeContext& ctx, const char* op) 
   // hold one element (or the tensor none), that is the same as one axis.
   if (per_axis || !normalized || product(type.shape, *normalized + 1, type.rank()) == 1 ||
       type.num_elements() == 0) {
-    UMA_TRY_ASSIGN(Value * y, ctx.emit_value(op, {x}, std::move(attrs)));
-    return std::vector<Value*>{y};
+    return single(ctx.emit_value(op, {x}, std::move(attrs)));
   }
   Shape matrix = {product(type.shape, 0, *normalized),
                   product(type.shape, *normalized, type.rank())};
   UMA_TRY_ASSIGN(Value * rows, reshape(ctx, x, matrix));
   attrs.set("axis", std::int64_t{1});
   UMA_TRY_ASSIGN(Value * normalized_rows, ctx.emit_value(op, {rows}, std::move(attrs)));
-  UMA_TRY_ASSIGN(Value * y, reshape(ctx, normalized_rows, type.shape));
-  return std::vector<Value*>{y};
+  return single(reshape(ctx, normalized_rows, type.shape));
 }
 
 // ---- Resize, Upsample ----
@@ -208,18 +200,16 @@ Expected<std::vector<double>> read_scales(const TensorPtr& tensor, std::string_v
   return scales;
 }
 
-Expected<Ints> read_sizes(const TensorPtr& tensor, std::size_t rank) {
-  if (tensor->shape().size() != 1 || static_cast<std::size_t>(tensor->num_elements()) != rank)
+Status check_sizes(const Ints& sizes, std::size_t rank) {
+  if (sizes.size() != rank)
     return make_error(
-        "input 3 ('sizes') has shape {}, but must hold one value per dimension of X (rank {})",
-        to_string(tensor->shape()), rank);
-  if (tensor->dtype() != DType::i64)
-    return make_error("input 3 ('sizes') is {}, but must be i64", dtype_name(tensor->dtype()));
-  Ints sizes(tensor->data<std::int64_t>(), tensor->data<std::int64_t>() + rank);
+        "input 3 ('sizes') has {} value(s), but must hold one per dimension of X "
+        "(rank {})",
+        sizes.size(), rank);
   for (std::int64_t s : sizes)
     if (s < 0)
       return make_error("input 3 ('sizes') must not be negative, got {}", format_ints(sizes));
-  return sizes;
+  return Status::success();
 }
 
 // Resize 10 and Upsample round nearest-neighbour coordinates down when a dimension grows and
@@ -323,22 +313,21 @@ Expected<std::vector<Value*>> convert_resize(NodeContext& ctx) {
                  ctx.attr_string("coordinate_transformation_mode", "half_pixel"));
   UMA_TRY_ASSIGN(request.nearest_mode, ctx.attr_string("nearest_mode", "round_prefer_floor"));
   // An empty tensor stands for an input left out (opset 11 requires scales to be given).
-  TensorPtr scales, sizes;
+  TensorPtr scales;
   if (ctx.has_input(2)) {
     UMA_TRY_ASSIGN(scales, ctx.require_constant_input(2, "scales"));
     if (scales->num_elements() == 0) scales = nullptr;
   }
-  if (ctx.has_input(3)) {
-    UMA_TRY_ASSIGN(sizes, ctx.require_constant_input(3, "sizes"));
-    if (sizes->num_elements() == 0) sizes = nullptr;
-  }
+  UMA_TRY_ASSIGN(auto sizes, optional_constant_ints(ctx, 3, "sizes"));
+  if (sizes && sizes->empty()) sizes = std::nullopt;
   if (scales && sizes)
     return make_error("inputs 'scales' and 'sizes' exclude each other; give one");
   if (!scales && !sizes) return make_error("give input 'scales' or 'sizes'");
   if (scales) {
     UMA_TRY_ASSIGN(request.scales, read_scales(scales, "input 2 ('scales')", rank));
   } else {
-    UMA_TRY_ASSIGN(request.sizes, read_sizes(sizes, rank));
+    UMA_TRY(check_sizes(*sizes, rank));
+    request.sizes = std::move(*sizes);
   }
   // exclude_outside only changes cubic weights: nearest and linear never weigh an element
   // outside the input differently from the edge element it clamps to.
