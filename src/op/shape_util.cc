@@ -4,6 +4,7 @@
 #include <fmt/ranges.h>
 
 #include <algorithm>
+#include <limits>
 
 namespace uma {
 
@@ -91,6 +92,20 @@ std::optional<std::int64_t> checked_mul(std::int64_t a, std::int64_t b) {
 Status check_result_type(const TensorType& result) {
   Expected<std::int64_t> count = result.checked_num_elements();
   if (!count) return count.error().with_context("result");
+  return Status::success();
+}
+
+Status check_nonzero_dims_fit(const Shape& shape) {
+  std::int64_t product = 1;
+  for (std::int64_t dim : shape) {
+    if (dim < 0) return make_error("negative dimension {} in shape {}", dim, to_string(shape));
+    if (dim == 0) continue;
+    std::optional<std::int64_t> next = checked_mul(product, dim);
+    if (!next || *next > std::numeric_limits<std::int64_t>::max() / 8)
+      return make_error("shape {} is too large: its nonzero dimensions multiply past 64 bits",
+                        to_string(shape));
+    product = *next;
+  }
   return Status::success();
 }
 

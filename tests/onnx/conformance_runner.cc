@@ -160,7 +160,12 @@ std::string run_test(const fs::path& dir, bool& frozen) {
     std::vector<uma::TensorPtr> inputs;
     for (const fs::path& file : numbered_files(data_set, "input")) {
       auto tensor = read_test_tensor(file);
-      if (!tensor) return tensor.error().message();
+      if (!tensor) {
+        // When the model itself is refused (a sequence input, say), that is the reason.
+        uma::Context context;
+        auto module = uma::import_onnx_file(context, (dir / "model.onnx").string());
+        return module ? tensor.error().message() : module.error().message();
+      }
       inputs.push_back(std::move(*tensor));
     }
     std::string failure;

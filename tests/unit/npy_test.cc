@@ -178,6 +178,14 @@ TEST(NpyTest, Errors) {
             "but the file holds 8");
 }
 
+TEST(NpyTest, ZeroSizedShapesWithHugeDimensionsAreRefused) {
+  EXPECT_EQ(error_of(npy_file("{'descr': '<f4', 'fortran_order': False, 'shape': "
+                              "(0, 4294967296, 4294967296), }",
+                              "")),
+            "t.npy: shape 0x4294967296x4294967296 is too large: its nonzero dimensions multiply "
+            "past 64 bits");
+}
+
 TEST(NpyTest, FilesRoundTrip) {
   auto tensor = make_tensor(DType::i32, {3}, {1, -2, 3});
   std::string path = ::testing::TempDir() + "/npy_test_file.npy";

@@ -351,6 +351,26 @@ TEST(OnnxImporterTest, AbsurdSizesAreRefusedBeforeAllocating) {
             "model.onnx: initializer 'w': segmented tensors are not supported");
 }
 
+// Found by the fuzzer: a type with a 0 dimension has no elements whatever its other
+// dimensions, but converters that multiply some of them (Flatten, Softmax, reductions)
+// overflowed. Shapes from the model must have nonzero dimensions that multiply within 64 bits.
+TEST(OnnxImporterTest, ZeroSizedShapesWithHugeDimensionsAreRefused) {
+  OnnxGraph input;
+  input.input("x", onnx::TensorProto::FLOAT, {3, 0, 4611686018427387904});
+  input.node("Flatten", {"x"}, {"y"});
+  input.output("y");
+  EXPECT_EQ(import_error(input),
+            "model.onnx: input 'x': shape 3x0x4611686018427387904 is too large: its nonzero "
+            "dimensions multiply past 64 bits");
+  OnnxGraph init;
+  onnx::TensorProto& w = init.initializer("w", *f32({0}, {}));
+  w.add_dims(4294967296);
+  w.add_dims(4294967296);
+  EXPECT_EQ(import_error(init),
+            "model.onnx: initializer 'w': shape 0x4294967296x4294967296 is too large: its nonzero "
+            "dimensions multiply past 64 bits");
+}
+
 TEST(OnnxImporterTest, ReadsTypedDataFields) {
   OnnxGraph g;
   onnx::TensorProto& h = g.initializer("h", *f32({1}, {0}));

@@ -3,6 +3,7 @@
 #include "input_types.h"
 
 #include "uma/frontend/onnx/tensor_proto.h"
+#include "uma/op/shape_util.h"
 
 namespace uma::onnx_import {
 namespace {
@@ -98,6 +99,8 @@ Expected<TensorType> input_type(const onnx::ValueInfoProto& input, const Shape* 
   }
   if (auto count = type.checked_num_elements(); !count)
     return count.error().with_context(fmt::format("input '{}'", name));
+  if (Status fits = check_nonzero_dims_fit(type.shape); !fits)
+    return fits.error().with_context(fmt::format("input '{}'", name));
   return type;
 }
 

@@ -8,6 +8,7 @@
 #include <filesystem>
 #include <fstream>
 
+#include "uma/op/shape_util.h"
 #include "uma/support/file.h"
 
 namespace uma {
@@ -224,6 +225,8 @@ Expected<std::shared_ptr<Tensor>> tensor_from_onnx(const TensorProto& proto, std
   if (proto.has_segment()) return make_error("{}: segmented tensors are not supported", what);
   TensorType type{*dtype, Shape(proto.dims().begin(), proto.dims().end())};
   if (auto count = type.checked_num_elements(); !count) return count.error().with_context(what);
+  if (Status fits = check_nonzero_dims_fit(type.shape); !fits)
+    return fits.error().with_context(what);
   if (proto.data_location() == TensorProto::EXTERNAL) {
     auto span = locate_external(proto, model_dir, type);
     if (!span) return span.error().with_context(what);
