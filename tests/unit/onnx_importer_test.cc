@@ -287,6 +287,28 @@ TEST(OnnxImporterTest, GraphStructureErrors) {
     g.input("x", onnx::TensorProto::FLOAT, {1});
     EXPECT_EQ(import_error(g), "model.onnx: two graph inputs are named 'x'");
   }
+  {
+    OnnxGraph g;
+    g.input("", onnx::TensorProto::FLOAT, {1});
+    EXPECT_EQ(import_error(g), "model.onnx: a graph input has no name");
+  }
+  {
+    OnnxGraph g;
+    g.initializer("", *f32({1}, {1}));
+    EXPECT_EQ(import_error(g), "model.onnx: an initializer has no name");
+  }
+  {
+    OnnxGraph g;
+    g.input("x", onnx::TensorProto::FLOAT, {1});
+    g.initializer("w", *f32({1}, {1}));
+    g.node("Relu", {"x"}, {"w"}, "r");
+    EXPECT_EQ(import_error(g), "model.onnx: initializer 'w' is also produced by node 'r'");
+  }
+  {
+    OnnxGraph g;
+    g.graph().add_sparse_initializer()->mutable_values()->set_name("s");
+    EXPECT_EQ(import_error(g), "model.onnx: sparse initializers are not supported ('s')");
+  }
 }
 
 // ---- element types and sizes ----
