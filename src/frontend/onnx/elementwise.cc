@@ -1,8 +1,309 @@
-// STUB: to be written.
+// Converters of ONNX's elementwise ops: arithmetic (Add ... Pow, variadic Max, Min, Sum and
+// Mean), activations, comparisons and logic, Where, Clip, Cast and CastLike, and the ops that
+// vanish at inference (Identity, Dropout).
+//
+// Opset differences handled here (7..17):
+// - Clip: min and max are attributes before 11 and optional inputs from 11. Absent bounds
+//   are numeric_limits::lowest()/max() as ONNX specifies (so Clip maps +-inf to the largest
+//   finite value); constant bounds become clip's attributes, others maximum/minimum.
+// - Dropout: `ratio` is an attribute before 12 and an input from 12, with the input
+//   training_mode; the mask output is of the data's type before 10 and bool from 10.
+// - Pow: from 12 the exponent may have another dtype than the base (see convert_pow).
+// Everything else keeps its meaning across 7..17; later opsets only add dtypes. Integer
+// operands of binary ops must share a dtype, as ONNX requires: only Pow inserts casts.
+#include <cmath>
+#include <initializer_list>
+#include <limits>
+
 #include "converter.h"
+#include "uma/frontend/onnx/tensor_proto.h"
 
 namespace uma::onnx_import {
+namespace {
 
-void register_elementwise_converters(ConverterTable&) {}
+using Values = std::vector<Value*>;
+
+Expected<Values> single(Expected<Value*> value) {
+  if (!value) return value.error();
+  return Values{*value};
+}
+
+// Every input, none of them left out.
+Expected<Values> all_inputs(const NodeContext& ctx) {
+  Values inputs;
+  for (std::size_t i = 0; i < ctx.num_inputs(); ++i) {
+    if (!ctx.has_input(i)) return make_error("input {} is missing", i);
+    inputs.push_back(ctx.input(i));
+  }
+  return inputs;
+}
+
+DType dtype_of(const Value* value) { return value->tensor_type().dtype; }
+
+// A scalar constant of `dtype`.
+Value* scalar(NodeContext& ctx, DType dtype, double value) {
+  auto tensor = std::make_shared<Tensor>(TensorType{dtype, {}});
+  tensor->set(0, value);
+  return ctx.constant(std::move(tensor));
+}
+
+AttrMap attrs_of(std::initializer_list<std::pair<const char*, Attribute>> entries) {
+  AttrMap attrs;
+  for (const auto& [name, value] : entries) attrs.set(name, value);
+  return attrs;
+}
+
+Expected<Value*> cast(NodeContext& ctx, Value* value, DType dtype) {
+  if (dtype_of(value) == dtype) return value;
+  return ctx.emit_value("cast", {value}, attrs_of({{"dtype", std::string(dtype_name(dtype))}}));
+}
+
+// An ONNX op that is one of ours, operand for operand.
+Converter same_operands(std::string op) {
+  return [op](NodeContext& ctx) -> Expected<Values> {
+    UMA_TRY_ASSIGN(Values inputs, all_inputs(ctx));
+    return single(ctx.emit_value(op, std::move(inputs)));
+  };
+}
+
+// A variadic ONNX op (Max, Min, Sum) as a left fold of our binary op; one input is itself.
+Converter fold_inputs(std::string op) {
+  return [op](NodeContext& ctx) -> Expected<Values> {
+    UMA_TRY_ASSIGN(Values inputs, all_inputs(ctx));
+    if (inputs.empty()) return make_error("needs at least one input");
+    Value* result = inputs[0];
+    for (std::size_t i = 1; i < inputs.size(); ++i) {
+      UMA_TRY_ASSIGN(result, ctx.emit_value(op, {result, inputs[i]}));
+    }
+    return Values{result};
+  };
+}
+
+Expected<Values> convert_mean(NodeContext& ctx) {
+  UMA_TRY_ASSIGN(Values sum, fold_inputs("add")(ctx));
+  if (ctx.num_inputs() == 1) return sum;
+  Value* count = scalar(ctx, dtype_of(sum[0]), static_cast<double>(ctx.num_inputs()));
+  return single(ctx.emit_value("divide", {sum[0], count}));
+}
+
+// One of our ops whose float attributes are the ONNX attributes of the same names; absent
+// ones take ONNX's defaults.
+Converter with_float_attrs(std::string op, std::vector<std::pair<const char*, double>> defaults) {
+  return [op, defaults](NodeContext& ctx) -> Expected<Values> {
+    UMA_TRY_ASSIGN(Values inputs, all_inputs(ctx));
+    AttrMap attrs;
+    for (const auto& [name, fallback] : defaults) {
+      UMA_TRY_ASSIGN(double value, ctx.attr_float(name, fallback));
+      attrs.set(name, value);
+    }
+    return single(ctx.emit_value(op, std::move(inputs), std::move(attrs)));
+  };
+}
+
+// Opset 12 lets the exponent have its own dtype; the result has the base's. A float base
+// takes the exponent cast to its dtype. An integer base with a float exponent computes in
+// the exponent's float type and truncates the result toward zero, as ONNX Runtime does
+// (4^0.5 is 2, which casting the exponent to an integer would lose).
+Expected<Values> convert_pow(NodeContext& ctx) {
+  UMA_TRY_ASSIGN(Values inputs, all_inputs(ctx));
+  if (inputs.size() != 2) return make_error("needs 2 inputs, got {}", inputs.size());
+  Value* base = inputs[0];
+  Value* exponent = inputs[1];
+  DType base_dtype = dtype_of(base), exponent_dtype = dtype_of(exponent);
+  if (is_float(base_dtype) || !is_float(exponent_dtype)) {
+    UMA_TRY_ASSIGN(exponent, cast(ctx, exponent, base_dtype));
+    return single(ctx.emit_value("power", {base, exponent}));
+  }
+  UMA_TRY_ASSIGN(base, cast(ctx, base, exponent_dtype));
+  UMA_TRY_ASSIGN(Value * power, ctx.emit_value("power", {base, exponent}));
+  return single(cast(ctx, power, base_dtype));
+}
+
+// ---- Clip ----
+
+double largest_finite(DType dtype) {
+  switch (dtype) {
+    case DType::f16:
+      return 65504.0;
+    case DType::bf16:
+      return bf16_to_f32(0x7f7f);
+    default:
+      return std::numeric_limits<float>::max();
+  }
+}
+
+// One bound of Clip (from 11): a number for clip's attribute, or a value for maximum/minimum.
+struct Bound {
+  std::optional<double> number;
+  Value* value = nullptr;
+};
+
+Expected<Bound> clip_bound(const NodeContext& ctx, std::size_t index, const char* what,
+                           double sign) {
+  DType dtype = dtype_of(ctx.input(0));
+  if (!ctx.has_input(index)) {
+    // An integer's own range bounds it already.
+    if (!is_float(dtype)) return Bound{};
+    return Bound{sign * largest_finite(dtype)};
+  }
+  Value* value = ctx.input(index);
+  TensorPtr tensor = ctx.constant_input(index);
+  if (tensor == nullptr) return Bound{std::nullopt, value};
+  if (tensor->num_elements() != 1)
+    return make_error("input {} ('{}') must be a scalar, got shape {}", index, what,
+                      to_string(tensor->shape()));
+  if (tensor->dtype() != dtype)
+    return make_error("input {} ('{}') is {}, but input 0 is {}", index, what,
+                      dtype_name(tensor->dtype()), dtype_name(dtype));
+  if (tensor->dtype() == DType::i64) {
+    // Beyond 2^53 a double may not hold the bound: compare in int64 through maximum/minimum.
+    std::int64_t exact = tensor->data<std::int64_t>()[0];
+    auto rounded = static_cast<double>(exact);
+    if (std::fabs(rounded) >= 0x1p63 || static_cast<std::int64_t>(rounded) != exact)
+      return Bound{std::nullopt, value};
+  }
+  return Bound{tensor->get(0)};
+}
+
+Expected<Values> convert_clip(NodeContext& ctx) {
+  if (!ctx.has_input(0)) return make_error("input 0 is missing");
+  Value* x = ctx.input(0);
+  if (ctx.opset() < 11) {
+    double largest = std::numeric_limits<float>::max();
+    UMA_TRY_ASSIGN(double a_min, ctx.attr_float("min", -largest));
+    UMA_TRY_ASSIGN(double a_max, ctx.attr_float("max", largest));
+    return single(ctx.emit_value("clip", {x}, attrs_of({{"a_min", a_min}, {"a_max", a_max}})));
+  }
+  if (ctx.num_inputs() > 3) return make_error("takes at most 3 inputs, got {}", ctx.num_inputs());
+  UMA_TRY_ASSIGN(Bound lower, clip_bound(ctx, 1, "min", -1));
+  UMA_TRY_ASSIGN(Bound upper, clip_bound(ctx, 2, "max", 1));
+  if (lower.value == nullptr && upper.value == nullptr) {
+    AttrMap attrs;
+    if (lower.number) attrs.set("a_min", *lower.number);
+    if (upper.number) attrs.set("a_max", *upper.number);
+    if (attrs.empty()) return Values{x};
+    return single(ctx.emit_value("clip", {x}, std::move(attrs)));
+  }
+  // numpy's order, min(max(x, lower), upper), so that lower > upper gives upper.
+  Value* result = x;
+  Expected<Value*> step = result;
+  if (lower.value != nullptr)
+    step = ctx.emit_value("maximum", {result, lower.value});
+  else if (lower.number)
+    step = ctx.emit_value("clip", {result}, attrs_of({{"a_min", *lower.number}}));
+  UMA_TRY_ASSIGN(result, step);
+  step = result;
+  if (upper.value != nullptr)
+    step = ctx.emit_value("minimum", {result, upper.value});
+  else if (upper.number)
+    step = ctx.emit_value("clip", {result}, attrs_of({{"a_max", *upper.number}}));
+  return single(step);
+}
+
+// ---- Cast, CastLike ----
+
+Expected<Values> convert_cast(NodeContext& ctx) {
+  UMA_TRY_ASSIGN(Values inputs, all_inputs(ctx));
+  if (inputs.size() != 1) return make_error("needs 1 input, got {}", inputs.size());
+  UMA_TRY_ASSIGN(std::int64_t to, ctx.attr_int("to", std::nullopt));
+  // An out-of-range enum value reads as 0 (UNDEFINED), which is refused as well.
+  int onnx_type = to == static_cast<int>(to) ? static_cast<int>(to) : 0;
+  std::optional<DType> dtype = dtype_from_onnx(onnx_type);
+  if (!dtype) return unsupported_onnx_type("attribute 'to'", onnx_type);
+  return single(cast(ctx, inputs[0], *dtype));
+}
+
+Expected<Values> convert_cast_like(NodeContext& ctx) {
+  UMA_TRY_ASSIGN(Values inputs, all_inputs(ctx));
+  if (inputs.size() != 2) return make_error("needs 2 inputs, got {}", inputs.size());
+  return single(cast(ctx, inputs[0], dtype_of(inputs[1])));
+}
+
+// ---- Identity, Dropout ----
+
+Expected<Values> convert_identity(NodeContext& ctx) {
+  UMA_TRY_ASSIGN(Values inputs, all_inputs(ctx));
+  if (inputs.size() != 1) return make_error("needs 1 input, got {}", inputs.size());
+  return inputs;
+}
+
+// At inference Dropout passes its input through and keeps every element: the mask is all
+// true (all ones before opset 10, when it had the data's type). Training mode drops at
+// random, which an inference compiler cannot reproduce, unless the ratio is 0.
+Expected<Values> convert_dropout(NodeContext& ctx) {
+  if (!ctx.has_input(0)) return make_error("input 0 is missing");
+  Value* data = ctx.input(0);
+  if (ctx.opset() >= 12 && ctx.has_input(2)) {
+    UMA_TRY_ASSIGN(TensorPtr training, ctx.require_constant_input(2, "training_mode"));
+    if (training->num_elements() != 1)
+      return make_error("input 2 ('training_mode') must be a scalar, got shape {}",
+                        to_string(training->shape()));
+    TensorPtr ratio = ctx.constant_input(1);
+    bool keeps_all =
+        ctx.has_input(1) && ratio != nullptr && ratio->num_elements() == 1 && ratio->get(0) == 0;
+    if (training->get(0) != 0 && !keeps_all)
+      return make_error(
+          "training mode (random dropout) is not supported; export the model for inference "
+          "or give a constant ratio of 0");
+  }
+  Values outputs{data};
+  if (ctx.proto().output_size() > 1 && !ctx.proto().output(1).empty()) {
+    TensorType mask_type = data->tensor_type();
+    if (ctx.opset() >= 10) mask_type.dtype = DType::boolean;
+    auto mask = std::make_shared<Tensor>(mask_type);
+    for (std::int64_t i = 0; i < mask->num_elements(); ++i) mask->set(i, 1);
+    outputs.push_back(ctx.constant(std::move(mask)));
+  }
+  return outputs;
+}
+
+}  // namespace
+
+void register_elementwise_converters(ConverterTable& table) {
+  const std::pair<const char*, const char*> same[] = {
+      {"Add", "add"},
+      {"Sub", "subtract"},
+      {"Mul", "multiply"},
+      {"Div", "divide"},
+      {"Relu", "nn.relu"},
+      {"Sigmoid", "sigmoid"},
+      {"Tanh", "tanh"},
+      {"Exp", "exp"},
+      {"Log", "log"},
+      {"Sqrt", "sqrt"},
+      {"Erf", "erf"},
+      {"Reciprocal", "reciprocal"},
+      {"Neg", "negative"},
+      {"Abs", "abs"},
+      {"HardSwish", "nn.hard_swish"},
+      {"PRelu", "nn.prelu"},
+      {"Equal", "equal"},
+      {"Less", "less"},
+      {"LessOrEqual", "less_equal"},
+      {"Greater", "greater"},
+      {"GreaterOrEqual", "greater_equal"},
+      {"And", "logical_and"},
+      {"Or", "logical_or"},
+      {"Xor", "logical_xor"},
+      {"Not", "logical_not"},
+      {"Where", "where"},
+  };
+  for (const auto& [onnx_op, op] : same) table.add(onnx_op, same_operands(op));
+  table.add("Max", fold_inputs("maximum"));
+  table.add("Min", fold_inputs("minimum"));
+  table.add("Sum", fold_inputs("add"));
+  table.add("Mean", convert_mean);
+  table.add("Pow", convert_pow);
+  table.add("LeakyRelu", with_float_attrs("nn.leaky_relu", {{"alpha", 0.01}}));
+  table.add("Elu", with_float_attrs("nn.elu", {{"alpha", 1.0}}));
+  table.add("Selu", with_float_attrs("nn.selu", {{"alpha", 1.67326319217681884765625},
+                                                 {"gamma", 1.05070102214813232421875}}));
+  table.add("HardSigmoid", with_float_attrs("nn.hard_sigmoid", {{"alpha", 0.2}, {"beta", 0.5}}));
+  table.add("Clip", convert_clip);
+  table.add("Cast", convert_cast);
+  table.add("CastLike", convert_cast_like);
+  table.add("Identity", convert_identity);
+  table.add("Dropout", convert_dropout);
+}
 
 }  // namespace uma::onnx_import
