@@ -369,8 +369,15 @@ Expected<std::unique_ptr<Module>> import_model(Context& context, onnx::ModelProt
   auto module = std::make_unique<Module>(context, graph.name().empty() ? "model" : graph.name());
   UMA_TRY_ASSIGN(Function * main, module->add_function("main"));
   UMA_TRY(GraphImporter(*main, model_dir, opset, options).run(graph));
-  // Initializers only read at import (a Reshape's shape) and nodes no output needs.
-  UMA_TRY_ASSIGN(bool changed, create_dce_pass()->run(*module));
+  // Initializers only read at import (a Reshape's shape) and nodes no output needs go in
+  // either case; canonicalization also turns what exporters emit into the ops backends
+  // look for.
+  PassManager cleanup;
+  if (options.canonicalize)
+    cleanup = create_canonicalize_pipeline();
+  else
+    cleanup.add(create_dce_pass());
+  UMA_TRY_ASSIGN(bool changed, cleanup.run(*module));
   (void)changed;
   return module;
 }

@@ -28,6 +28,10 @@ struct OnnxImportOptions {
   // so that a small model cannot make the importer build huge tensors.
   std::int64_t max_fold_elements = std::int64_t{1} << 20;
   std::int64_t max_folded_elements = std::int64_t{1} << 26;
+  // Run the canonicalization pipeline (create_canonicalize_pipeline in pass.h) on the
+  // imported module: constant folding, batch norms folded into convolutions, layer norm
+  // and GELU recognised, duplicates merged, dead code removed.
+  bool canonicalize = true;
 };
 
 // Imports an ONNX model file. External data files are read relative to the model's folder;
