@@ -7,7 +7,8 @@ build_dir=build
 cmake_flags=()
 if [ "${1:-}" = "--sanitize" ]; then
   build_dir=build-sanitize
-  cmake_flags+=(-DUMA_SANITIZE=ON -DCMAKE_BUILD_TYPE=Debug)
+  # Optimised, so that the real-model tests finish in minutes under the sanitizers too.
+  cmake_flags+=(-DUMA_SANITIZE=ON -DCMAKE_BUILD_TYPE=RelWithDebInfo)
 fi
 
 cmake -S . -B "$build_dir" -G Ninja "${cmake_flags[@]}" >/dev/null
