@@ -162,7 +162,8 @@ void add_run_command(CLI::App& app, int& exit_code) {
   cmd->add_option("--print-limit", options->print_limit, "How many values of each output to print");
   cmd->add_option("--output-dir", options->output_dir, "Write the outputs there as output_<i>.npy");
   cmd->add_option("--expect", options->expect,
-                  "Expected outputs in order (.npy or .pb); exit 1 when one differs");
+                  "Expected outputs in order (.npy or .pb); exit 1 when one differs")
+      ->allow_extra_args(false);
   cmd->add_option("--rtol", options->rtol, "Relative tolerance of --expect");
   cmd->add_option("--atol", options->atol, "Absolute tolerance of --expect");
   cmd->callback([options, &exit_code] {
