@@ -6,17 +6,25 @@
 namespace uma {
 
 Expected<std::int64_t> TensorType::checked_num_elements() const {
-  std::int64_t count = 1;
+  // The product of the nonzero dimensions must fit even when a zero makes the count 0:
+  // code that multiplies a subset of the dimensions (a reshape, a reduction's outer size)
+  // must never overflow on a valid type.
+  std::int64_t product = 1;
+  bool empty = false;
   for (std::int64_t dim : shape) {
     if (dim < 0) return make_error("negative dimension {} in shape {}", dim, uma::to_string(shape));
-    if (dim != 0 && count > std::numeric_limits<std::int64_t>::max() / dim)
+    if (dim == 0) {
+      empty = true;
+      continue;
+    }
+    if (product > std::numeric_limits<std::int64_t>::max() / dim)
       return make_error("shape {} has more elements than fit in 64 bits", uma::to_string(shape));
-    count *= dim;
+    product *= dim;
   }
   // Bytes must fit too, so that every size computed from a valid type is safe.
-  if (count > std::numeric_limits<std::int64_t>::max() / 8)
+  if (product > std::numeric_limits<std::int64_t>::max() / 8)
     return make_error("shape {} is too large", uma::to_string(shape));
-  return count;
+  return empty ? 0 : product;
 }
 
 std::int64_t TensorType::num_elements() const {

@@ -95,20 +95,6 @@ Status check_result_type(const TensorType& result) {
   return Status::success();
 }
 
-Status check_nonzero_dims_fit(const Shape& shape) {
-  std::int64_t product = 1;
-  for (std::int64_t dim : shape) {
-    if (dim < 0) return make_error("negative dimension {} in shape {}", dim, to_string(shape));
-    if (dim == 0) continue;
-    std::optional<std::int64_t> next = checked_mul(product, dim);
-    if (!next || *next > std::numeric_limits<std::int64_t>::max() / 8)
-      return make_error("shape {} is too large: its nonzero dimensions multiply past 64 bits",
-                        to_string(shape));
-    product = *next;
-  }
-  return Status::success();
-}
-
 std::string format_ints(const std::vector<std::int64_t>& values) {
   return fmt::format("[{}]", fmt::join(values, ", "));
 }

@@ -180,7 +180,6 @@ Expected<std::shared_ptr<Tensor>> parse_npy(std::string_view bytes, std::string_
   TensorType type{*dtype, header->shape};
   auto count = type.checked_num_elements();
   if (!count) return fail(count.error());
-  if (Status fits = check_nonzero_dims_fit(type.shape); !fits) return fail(fits.error());
   std::string_view data = bytes.substr(header_start + header_length);
   auto expected_bytes = static_cast<std::size_t>(*count) * dtype_size(*dtype);
   if (data.size() != expected_bytes)

@@ -221,6 +221,11 @@ TEST(Types, CheckedElementCountCatchesOverflowAndNegatives) {
   auto huge = f32({1LL << 32, 1LL << 32}).checked_num_elements();
   ASSERT_FALSE(huge.ok());
   EXPECT_EQ(huge.error().message(), "shape 4294967296x4294967296 has more elements than fit in 64 bits");
+  // Empty, but a product of its other dimensions would overflow: invalid.
+  auto empty_huge = f32({0, 1LL << 32, 1LL << 32}).checked_num_elements();
+  ASSERT_FALSE(empty_huge.ok());
+  EXPECT_EQ(empty_huge.error().message(),
+            "shape 0x4294967296x4294967296 has more elements than fit in 64 bits");
   EXPECT_EQ(to_string(Type(f32({1, 3}))), "tensor<1x3xf32>");
   EXPECT_EQ(to_string(Type(TensorType{DType::boolean, {}})), "tensor<bool>");
 }

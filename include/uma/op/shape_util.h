@@ -44,12 +44,6 @@ std::optional<std::int64_t> checked_mul(std::int64_t a, std::int64_t b);
 // The result type's element and byte counts fit in int64; the error says "result ...".
 Status check_result_type(const TensorType& result);
 
-// The dimensions other than 0 multiply within int64, with room for 8-byte elements. A valid
-// type may be [0, 2^62, 2^62] (it has no elements), yet code multiplying some of its
-// dimensions would overflow; shapes read from outside (model files, tensor files) are
-// held to this stricter rule so that every partial product of them fits.
-Status check_nonzero_dims_fit(const Shape& shape);
-
 // "[1, 2, 3]", for messages that quote an ints attribute.
 std::string format_ints(const std::vector<std::int64_t>& values);
 

@@ -248,11 +248,15 @@ Expected<Values> convert_dropout(NodeContext& ctx) {
   }
   Values outputs{data};
   if (ctx.proto().output_size() > 1 && !ctx.proto().output(1).empty()) {
-    TensorType mask_type = data->tensor_type();
-    if (ctx.opset() >= 10) mask_type.dtype = DType::boolean;
-    auto mask = std::make_shared<Tensor>(mask_type);
-    for (std::int64_t i = 0; i < mask->num_elements(); ++i) mask->set(i, 1);
-    outputs.push_back(ctx.constant(std::move(mask)));
+    // A `full` node rather than a constant: import folds it only when it is small, so a
+    // model that declares a huge input cannot make the importer allocate its mask.
+    const TensorType& type = data->tensor_type();
+    AttrMap attrs;
+    attrs.set("shape", type.shape);
+    attrs.set("value", 1.0);
+    attrs.set("dtype", std::string(dtype_name(ctx.opset() >= 10 ? DType::boolean : type.dtype)));
+    UMA_TRY_ASSIGN(Value * mask, ctx.emit_value("full", {}, std::move(attrs)));
+    outputs.push_back(mask);
   }
   return outputs;
 }

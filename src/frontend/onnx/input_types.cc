@@ -99,8 +99,6 @@ Expected<TensorType> input_type(const onnx::ValueInfoProto& input, const Shape* 
   }
   if (auto count = type.checked_num_elements(); !count)
     return count.error().with_context(fmt::format("input '{}'", name));
-  if (Status fits = check_nonzero_dims_fit(type.shape); !fits)
-    return fits.error().with_context(fmt::format("input '{}'", name));
   return type;
 }
 

@@ -225,8 +225,6 @@ Expected<std::shared_ptr<Tensor>> tensor_from_onnx(const TensorProto& proto, std
   if (proto.has_segment()) return make_error("{}: segmented tensors are not supported", what);
   TensorType type{*dtype, Shape(proto.dims().begin(), proto.dims().end())};
   if (auto count = type.checked_num_elements(); !count) return count.error().with_context(what);
-  if (Status fits = check_nonzero_dims_fit(type.shape); !fits)
-    return fits.error().with_context(what);
   if (proto.data_location() == TensorProto::EXTERNAL) {
     auto span = locate_external(proto, model_dir, type);
     if (!span) return span.error().with_context(what);
