@@ -12,6 +12,7 @@
 namespace uma {
 namespace {
 
+using test::expect_near;
 using test::f32;
 using test::make_attrs;
 using test::make_tensor;
@@ -26,12 +27,6 @@ std::shared_ptr<Tensor> random_f32(Shape shape, std::mt19937& rng) {
   auto t = std::make_shared<Tensor>(TensorType{DType::f32, std::move(shape)});
   for (std::int64_t i = 0; i < t->num_elements(); ++i) t->set(i, uniform(rng));
   return t;
-}
-
-void expect_near(const Values& actual, const Values& expected, double tolerance = 1e-5) {
-  ASSERT_EQ(actual.size(), expected.size());
-  for (std::size_t i = 0; i < actual.size(); ++i)
-    EXPECT_NEAR(actual[i], expected[i], tolerance) << "element " << i;
 }
 
 // Row-major multi-index of a linear position, and back.
@@ -285,7 +280,7 @@ TEST_F(ConvOpsTest, ConvMatchesDefinition) {
     Shape expected_shape;
     Values expected = reference_conv(*x, *w, c.bias ? b.get() : nullptr, c, expected_shape);
     ASSERT_EQ(out->shape(), expected_shape);
-    expect_near(values_of(*out), expected);
+    expect_near(values_of(*out), expected, 1e-5);
   }
 }
 
@@ -397,7 +392,7 @@ TEST_F(ConvOpsTest, ConvTransposeMatchesDefinition) {
     Values expected =
         reference_conv_transpose(*x, *w, c.bias ? b.get() : nullptr, c, expected_shape);
     ASSERT_EQ(out->shape(), expected_shape);
-    expect_near(values_of(*out), expected);
+    expect_near(values_of(*out), expected, 1e-5);
   }
 }
 
@@ -525,7 +520,7 @@ TEST_F(ConvOpsTest, MatmulBroadcastsBatches) {
         }
     }
     EXPECT_EQ(out->num_elements(), static_cast<std::int64_t>(expected.size()));
-    expect_near(values_of(*out), expected);
+    expect_near(values_of(*out), expected, 1e-5);
   }
 }
 

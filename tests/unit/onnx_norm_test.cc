@@ -15,6 +15,7 @@
 namespace uma {
 namespace {
 
+using test::expect_near;
 using test::f32;
 using test::make_tensor;
 using test::OnnxModel;
@@ -52,12 +53,6 @@ class OnnxNormTest : public ::testing::Test {
 
   Context ctx;
 };
-
-void expect_near(const Values& actual, const Values& expected, double tolerance = 1e-6) {
-  ASSERT_EQ(actual.size(), expected.size());
-  for (std::size_t i = 0; i < actual.size(); ++i)
-    EXPECT_NEAR(actual[i], expected[i], tolerance) << "element " << i;
-}
 
 // 0, 1, ..., n-1 scaled by `step`, in `shape`.
 std::shared_ptr<Tensor> ramp(Shape shape, double step = 1) {

@@ -10,6 +10,7 @@
 namespace uma {
 namespace {
 
+using test::expect_near;
 using test::f32;
 using test::make_attrs;
 using test::make_tensor;
@@ -19,12 +20,6 @@ using Values = std::vector<double>;
 using Floats = std::vector<double>;
 
 Type tensor(Shape shape, DType dtype = DType::f32) { return test::tensor_type(shape, dtype); }
-
-void expect_near(const Values& actual, const Values& expected, double tolerance = 1e-6) {
-  ASSERT_EQ(actual.size(), expected.size());
-  for (std::size_t i = 0; i < actual.size(); ++i)
-    EXPECT_NEAR(actual[i], expected[i], tolerance) << "element " << i;
-}
 
 class ResizeOpsTest : public test::OpTest {
  protected:

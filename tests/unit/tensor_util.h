@@ -1,6 +1,8 @@
 // Helpers for unit tests that build tensors and attributes and read results back.
 #pragma once
 
+#include <gtest/gtest.h>
+
 #include <initializer_list>
 #include <memory>
 #include <string>
@@ -32,6 +34,14 @@ inline std::vector<double> values_of(const Tensor& tensor) {
   std::vector<double> out;
   for (std::int64_t i = 0; i < tensor.num_elements(); ++i) out.push_back(tensor.get(i));
   return out;
+}
+
+// Same length and every element within `tolerance` of the expected one.
+inline void expect_near(const std::vector<double>& actual, const std::vector<double>& expected,
+                        double tolerance = 1e-6) {
+  ASSERT_EQ(actual.size(), expected.size());
+  for (std::size_t i = 0; i < actual.size(); ++i)
+    EXPECT_NEAR(actual[i], expected[i], tolerance) << "element " << i;
 }
 
 inline AttrMap make_attrs(std::initializer_list<std::pair<std::string, Attribute>> entries) {
