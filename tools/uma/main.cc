@@ -1,14 +1,35 @@
 // The uma command-line tool.
 #include "commands.h"
 
+#include <cctype>
 #include <iostream>
-#include <regex>
+#include <string_view>
 
 namespace uma::tool {
+namespace {
+
+// Strips trailing digits and then `suffix`; false when either is missing.
+bool strip_number_then(std::string_view& text, char suffix) {
+  std::size_t end = text.size();
+  while (end > 0 && std::isdigit(static_cast<unsigned char>(text[end - 1]))) --end;
+  if (end == text.size() || end == 0 || text[end - 1] != suffix) return false;
+  text.remove_suffix(text.size() - end + 1);
+  return true;
+}
+
+// The message starts with "<file>:<line>:<column>: error: " on its first line.
+bool has_location(std::string_view message) {
+  std::size_t marker = message.find(": error: ");
+  if (marker == std::string_view::npos || message.substr(0, marker).find('\n') != std::string_view::npos)
+    return false;
+  std::string_view location = message.substr(0, marker);
+  return strip_number_then(location, ':') && strip_number_then(location, ':') && !location.empty();
+}
+
+}  // namespace
 
 void report(const Error& error) {
-  static const std::regex located(R"(^[^\n]*:\d+:\d+: error: )");
-  if (!std::regex_search(error.message(), located)) std::cerr << "error: ";
+  if (!has_location(error.message())) std::cerr << "error: ";
   std::cerr << error.message() << "\n";
 }
 
