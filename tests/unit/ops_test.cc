@@ -6,9 +6,7 @@
 #include <limits>
 #include <random>
 
-#include "tensor_util.h"
-#include "uma/graph/builder.h"
-#include "uma/graph/context.h"
+#include "op_test_fixture.h"
 
 namespace uma {
 namespace {
@@ -19,54 +17,9 @@ using test::make_tensor;
 using test::values_of;
 using Ints = std::vector<std::int64_t>;
 
-Type tensor(Shape shape, DType dtype = DType::f32) { return TensorType{dtype, std::move(shape)}; }
+Type tensor(Shape shape, DType dtype = DType::f32) { return test::tensor_type(std::move(shape), dtype); }
 
-class OpsTest : public ::testing::Test {
- protected:
-  const OpDef& op(std::string_view name) {
-    const OpDef* def = ctx.ops().find(name);
-    UMA_CHECK(def != nullptr, "no op {}", name);
-    return *def;
-  }
-
-  std::vector<Type> infer(std::string_view name, const std::vector<Type>& operands,
-                          AttrMap attrs = {}) {
-    auto types = infer_node_types(op(name), operands, attrs);
-    EXPECT_TRUE(types.ok()) << types.error().message();
-    return types.ok() ? *types : std::vector<Type>{};
-  }
-
-  // The inference error, without a node's location.
-  std::string error(std::string_view name, const std::vector<Type>& operands, AttrMap attrs = {}) {
-    auto types = infer_node_types(op(name), operands, attrs);
-    return types.ok() ? "(no error)" : types.error().message();
-  }
-
-  // One op on its own: inference, then the kernel.
-  Expected<std::vector<TensorPtr>> try_run(std::string_view name,
-                                           const std::vector<TensorPtr>& inputs,
-                                           AttrMap attrs = {}) {
-    std::vector<Type> operands;
-    for (const TensorPtr& t : inputs) operands.push_back(t->type());
-    UMA_TRY_ASSIGN(std::vector<Type> types, infer_node_types(op(name), operands, attrs));
-    return op(name).kernel(inputs, attrs, types);
-  }
-
-  std::vector<TensorPtr> run(std::string_view name, const std::vector<TensorPtr>& inputs,
-                             AttrMap attrs = {}) {
-    auto results = try_run(name, inputs, std::move(attrs));
-    EXPECT_TRUE(results.ok()) << results.error().message();
-    return results.ok() ? *results : std::vector<TensorPtr>{};
-  }
-
-  TensorPtr run1(std::string_view name, const std::vector<TensorPtr>& inputs, AttrMap attrs = {}) {
-    std::vector<TensorPtr> results = run(name, inputs, std::move(attrs));
-    UMA_CHECK(results.size() == 1, "{} results", results.size());
-    return results[0];
-  }
-
-  Context ctx;
-};
+class OpsTest : public test::OpTest {};
 
 // ---- elementwise ----
 
