@@ -39,7 +39,8 @@ std::vector<Type> types_of(const std::vector<Value*>& values) {
 Expected<Node*> Builder::try_create(std::string_view op_name, std::vector<Value*> operands,
                                     AttrMap attrs, std::string name) {
   const OpDef* op = function_->module()->context().ops().find(op_name);
-  std::string where = name.empty() ? fmt::format("{}", op_name) : fmt::format("node '{}' ({})", name, op_name);
+  std::string where =
+      name.empty() ? fmt::format("{}", op_name) : fmt::format("node '{}' ({})", name, op_name);
   if (op == nullptr) return make_error("{}: unknown op {}", where, op_name);
   if (op_name == "call") return make_error("{}: use call() to create calls", where);
   auto types = infer_node_types(*op, types_of(operands), attrs);
@@ -56,7 +57,8 @@ Expected<Node*> Builder::try_call(Function* callee, std::vector<Value*> argument
   auto types = infer_call_types(*callee, types_of(arguments));
   if (!types) return types.error();
   const OpDef* op = function_->module()->context().ops().find("call");
-  Node* node = function_->insert_node(before_, op, std::move(arguments), {}, std::move(types.value()));
+  Node* node =
+      function_->insert_node(before_, op, std::move(arguments), {}, std::move(types.value()));
   node->set_callee(callee);
   node->set_name(std::move(name));
   return node;

@@ -66,7 +66,7 @@ std::uint16_t f32_to_f16(float value) {
   std::uint32_t bits = std::bit_cast<std::uint32_t>(value);
   std::uint16_t sign = static_cast<std::uint16_t>((bits >> 16) & 0x8000u);
   std::uint32_t abs = bits & 0x7fffffffu;
-  if (abs > 0x7f800000u) return sign | 0x7e00u;  // nan stays a (quiet) nan
+  if (abs > 0x7f800000u) return sign | 0x7e00u;   // nan stays a (quiet) nan
   if (abs >= 0x477ff000u) return sign | 0x7c00u;  // rounds to or beyond infinity
   if (abs < 0x38800000u) {
     // Result is subnormal (or zero): scale so the f16 subnormal step is 1, round to even.

@@ -86,7 +86,8 @@ std::vector<Value*> Function::params() const {
 void Function::erase_param(std::size_t i) {
   UMA_CHECK(i < params_.size() && !params_[i]->has_uses(), "erasing a parameter in use");
   params_.erase(params_.begin() + static_cast<std::ptrdiff_t>(i));
-  for (std::size_t j = i; j < params_.size(); ++j) params_[j]->index_ = static_cast<std::uint32_t>(j);
+  for (std::size_t j = i; j < params_.size(); ++j)
+    params_[j]->index_ = static_cast<std::uint32_t>(j);
 }
 
 void Function::set_outputs(std::vector<Value*> outputs) {
@@ -94,7 +95,8 @@ void Function::set_outputs(std::vector<Value*> outputs) {
     outputs_[i]->remove_use(Use{nullptr, static_cast<std::uint32_t>(i)});
   outputs_ = std::move(outputs);
   for (std::size_t i = 0; i < outputs_.size(); ++i) {
-    UMA_CHECK(outputs_[i] != nullptr && outputs_[i]->function_ == this, "output from another function");
+    UMA_CHECK(outputs_[i] != nullptr && outputs_[i]->function_ == this,
+              "output from another function");
     outputs_[i]->add_use(Use{nullptr, static_cast<std::uint32_t>(i)});
   }
 }

@@ -3,8 +3,8 @@
 
 #include <cmath>
 #include <cstdlib>
-#include <limits>
 #include <cstring>
+#include <limits>
 #include <new>
 
 namespace uma {
@@ -40,14 +40,22 @@ std::shared_ptr<Tensor> Tensor::without_data(TensorType type) {
 double Tensor::get(std::int64_t i) const {
   UMA_CHECK(has_data_);
   switch (dtype()) {
-    case DType::f32: return data<float>()[i];
-    case DType::f16: return f16_to_f32(data<std::uint16_t>()[i]);
-    case DType::bf16: return bf16_to_f32(data<std::uint16_t>()[i]);
-    case DType::i8: return data<std::int8_t>()[i];
-    case DType::u8: return data<std::uint8_t>()[i];
-    case DType::i32: return data<std::int32_t>()[i];
-    case DType::i64: return static_cast<double>(data<std::int64_t>()[i]);
-    case DType::boolean: return data<std::uint8_t>()[i] != 0 ? 1.0 : 0.0;
+    case DType::f32:
+      return data<float>()[i];
+    case DType::f16:
+      return f16_to_f32(data<std::uint16_t>()[i]);
+    case DType::bf16:
+      return bf16_to_f32(data<std::uint16_t>()[i]);
+    case DType::i8:
+      return data<std::int8_t>()[i];
+    case DType::u8:
+      return data<std::uint8_t>()[i];
+    case DType::i32:
+      return data<std::int32_t>()[i];
+    case DType::i64:
+      return static_cast<double>(data<std::int64_t>()[i]);
+    case DType::boolean:
+      return data<std::uint8_t>()[i] != 0 ? 1.0 : 0.0;
   }
   return 0;
 }
@@ -69,14 +77,30 @@ std::int64_t to_int64(double value) {
 void Tensor::set(std::int64_t i, double value) {
   UMA_CHECK(has_data_);
   switch (dtype()) {
-    case DType::f32: data<float>()[i] = static_cast<float>(value); break;
-    case DType::f16: data<std::uint16_t>()[i] = f32_to_f16(static_cast<float>(value)); break;
-    case DType::bf16: data<std::uint16_t>()[i] = f32_to_bf16(static_cast<float>(value)); break;
-    case DType::i8: data<std::int8_t>()[i] = static_cast<std::int8_t>(to_int64(value)); break;
-    case DType::u8: data<std::uint8_t>()[i] = static_cast<std::uint8_t>(to_int64(value)); break;
-    case DType::i32: data<std::int32_t>()[i] = static_cast<std::int32_t>(to_int64(value)); break;
-    case DType::i64: data<std::int64_t>()[i] = to_int64(value); break;
-    case DType::boolean: data<std::uint8_t>()[i] = value != 0 ? 1 : 0; break;
+    case DType::f32:
+      data<float>()[i] = static_cast<float>(value);
+      break;
+    case DType::f16:
+      data<std::uint16_t>()[i] = f32_to_f16(static_cast<float>(value));
+      break;
+    case DType::bf16:
+      data<std::uint16_t>()[i] = f32_to_bf16(static_cast<float>(value));
+      break;
+    case DType::i8:
+      data<std::int8_t>()[i] = static_cast<std::int8_t>(to_int64(value));
+      break;
+    case DType::u8:
+      data<std::uint8_t>()[i] = static_cast<std::uint8_t>(to_int64(value));
+      break;
+    case DType::i32:
+      data<std::int32_t>()[i] = static_cast<std::int32_t>(to_int64(value));
+      break;
+    case DType::i64:
+      data<std::int64_t>()[i] = to_int64(value);
+      break;
+    case DType::boolean:
+      data<std::uint8_t>()[i] = value != 0 ? 1 : 0;
+      break;
   }
 }
 

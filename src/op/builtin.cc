@@ -15,12 +15,12 @@ Expected<std::vector<Type>> infer_tuple(const std::vector<Type>& inputs, const A
 }
 
 Expected<std::vector<Type>> infer_get_item(const std::vector<Type>& inputs, const AttrMap& attrs) {
-  if (!inputs[0].is_tuple())
-    return make_error("operand is {}, not a tuple", to_string(inputs[0]));
+  if (!inputs[0].is_tuple()) return make_error("operand is {}, not a tuple", to_string(inputs[0]));
   const auto& fields = inputs[0].tuple().fields;
   std::int64_t index = attrs.get_int("index");
   if (index < 0 || index >= static_cast<std::int64_t>(fields.size()))
-    return make_error("attribute 'index' is {}, but the tuple has {} field(s)", index, fields.size());
+    return make_error("attribute 'index' is {}, but the tuple has {} field(s)", index,
+                      fields.size());
   return std::vector<Type>{fields[static_cast<std::size_t>(index)]};
 }
 
@@ -33,7 +33,8 @@ Expected<std::vector<TensorPtr>> constant_kernel(const std::vector<TensorPtr>&,
                                                  const AttrMap& attrs, const std::vector<Type>&) {
   const TensorPtr& value = attrs.get_tensor("value");
   if (!value->has_data())
-    return make_error("constant '{}' has no data (it was printed with its data elided)", value->name);
+    return make_error("constant '{}' has no data (it was printed with its data elided)",
+                      value->name);
   return std::vector<TensorPtr>{value};
 }
 

@@ -86,15 +86,15 @@ TEST_F(IrTest, BuilderReportsUnknownOpsAndBadAttributes) {
   wrong_kind.set("index", std::string("one"));
   auto kind = b.try_create("get_item", {t}, wrong_kind);
   ASSERT_FALSE(kind.ok());
-  EXPECT_EQ(kind.error().message(), "get_item: attribute 'index' of op get_item must be int, not string");
+  EXPECT_EQ(kind.error().message(),
+            "get_item: attribute 'index' of op get_item must be int, not string");
 
   AttrMap extra;
   extra.set("index", std::int64_t{0});
   extra.set("colour", std::string("red"));
   auto unknown_attr = b.try_create("get_item", {t}, extra);
   ASSERT_FALSE(unknown_attr.ok());
-  EXPECT_EQ(unknown_attr.error().message(),
-            "get_item: unknown attribute 'colour' for op get_item");
+  EXPECT_EQ(unknown_attr.error().message(), "get_item: unknown attribute 'colour' for op get_item");
 
   AttrMap out_of_range;
   out_of_range.set("index", std::int64_t{3});
@@ -220,7 +220,8 @@ TEST(Types, CheckedElementCountCatchesOverflowAndNegatives) {
   EXPECT_EQ(negative.error().message(), "negative dimension -1 in shape 2x-1");
   auto huge = f32({1LL << 32, 1LL << 32}).checked_num_elements();
   ASSERT_FALSE(huge.ok());
-  EXPECT_EQ(huge.error().message(), "shape 4294967296x4294967296 has more elements than fit in 64 bits");
+  EXPECT_EQ(huge.error().message(),
+            "shape 4294967296x4294967296 has more elements than fit in 64 bits");
   // Empty, but a product of its other dimensions would overflow: invalid.
   auto empty_huge = f32({0, 1LL << 32, 1LL << 32}).checked_num_elements();
   ASSERT_FALSE(empty_huge.ok());
@@ -232,9 +233,9 @@ TEST(Types, CheckedElementCountCatchesOverflowAndNegatives) {
 
 TEST(Tensors, SetConvertsLikeCThroughInt64WithoutUndefinedBehaviour) {
   Tensor u8(TensorType{DType::u8, {4}});
-  u8.set(0, -1.0);     // wraps
-  u8.set(1, 300.0);    // wraps
-  u8.set(2, 2.9);      // truncates toward zero
+  u8.set(0, -1.0);   // wraps
+  u8.set(1, 300.0);  // wraps
+  u8.set(2, 2.9);    // truncates toward zero
   u8.set(3, std::nan(""));
   EXPECT_EQ(u8.get(0), 255.0);
   EXPECT_EQ(u8.get(1), 44.0);
@@ -250,9 +251,9 @@ TEST(Tensors, SetConvertsLikeCThroughInt64WithoutUndefinedBehaviour) {
 TEST(DTypes, SixteenBitFloatsRoundToNearestEven) {
   EXPECT_EQ(f32_to_f16(1.0f), 0x3c00);
   EXPECT_EQ(f16_to_f32(0x3c00), 1.0f);
-  EXPECT_EQ(f32_to_f16(65504.0f), 0x7bff);    // largest finite f16
-  EXPECT_EQ(f32_to_f16(65520.0f), 0x7c00);    // rounds up to infinity
-  EXPECT_EQ(f32_to_f16(0x1p-24f), 0x0001);     // smallest subnormal
+  EXPECT_EQ(f32_to_f16(65504.0f), 0x7bff);  // largest finite f16
+  EXPECT_EQ(f32_to_f16(65520.0f), 0x7c00);  // rounds up to infinity
+  EXPECT_EQ(f32_to_f16(0x1p-24f), 0x0001);  // smallest subnormal
   EXPECT_EQ(f16_to_f32(0x0001), 0x1p-24f);
   EXPECT_EQ(f32_to_f16(1.0f + 0x1p-11f), 0x3c00);  // tie goes to even
   EXPECT_EQ(f32_to_f16(1.0f + 3 * 0x1p-11f), 0x3c02);

@@ -17,7 +17,9 @@ using test::make_tensor;
 using test::values_of;
 using Ints = std::vector<std::int64_t>;
 
-Type tensor(Shape shape, DType dtype = DType::f32) { return test::tensor_type(std::move(shape), dtype); }
+Type tensor(Shape shape, DType dtype = DType::f32) {
+  return test::tensor_type(std::move(shape), dtype);
+}
 
 class OpsTest : public test::OpTest {};
 

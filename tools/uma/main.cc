@@ -20,7 +20,8 @@ bool strip_number_then(std::string_view& text, char suffix) {
 // The message starts with "<file>:<line>:<column>: error: " on its first line.
 bool has_location(std::string_view message) {
   std::size_t marker = message.find(": error: ");
-  if (marker == std::string_view::npos || message.substr(0, marker).find('\n') != std::string_view::npos)
+  if (marker == std::string_view::npos ||
+      message.substr(0, marker).find('\n') != std::string_view::npos)
     return false;
   std::string_view location = message.substr(0, marker);
   return strip_number_then(location, ':') && strip_number_then(location, ':') && !location.empty();

@@ -31,7 +31,8 @@ Expected<std::string> run_one(const OptOptions& options, std::string_view text,
   // Padding with newlines keeps the parser's line numbers those of the whole file.
   std::string padded(first_line - 1, '\n');
   padded += text;
-  UMA_TRY_ASSIGN(auto module, parse_module(context, padded, options.input == "-" ? "<stdin>" : options.input));
+  UMA_TRY_ASSIGN(auto module,
+                 parse_module(context, padded, options.input == "-" ? "<stdin>" : options.input));
   if (Status verified = verify(*module); !verified) return verified.error();
   PipelineOptions pipeline_options{
       .verify_each = options.verify_each, .print_after = options.print_after, .print_stream = &log};
@@ -58,7 +59,8 @@ std::vector<std::pair<std::string_view, std::size_t>> split_chunks(std::string_v
     pos = end + 1;
     ++line;
   }
-  if (chunk_start <= text.size()) chunks.emplace_back(text.substr(std::min(chunk_start, text.size())), chunk_line);
+  if (chunk_start <= text.size())
+    chunks.emplace_back(text.substr(std::min(chunk_start, text.size())), chunk_line);
   return chunks;
 }
 
@@ -98,16 +100,19 @@ int run_opt(const OptOptions& options) {
 
 void add_opt_command(CLI::App& app, int& exit_code) {
   auto options = std::make_shared<OptOptions>();
-  CLI::App* cmd = app.add_subcommand("opt", "Run graph passes on graph IR text and print the result");
+  CLI::App* cmd =
+      app.add_subcommand("opt", "Run graph passes on graph IR text and print the result");
   cmd->add_option("input", options->input, "Graph IR text file ('-' for standard input)");
-  cmd->add_option("-o,--output", options->output, "Where to write the result ('-' for standard output)");
+  cmd->add_option("-o,--output", options->output,
+                  "Where to write the result ('-' for standard output)");
   cmd->add_option("--passes", options->passes, "Comma-separated pass names, run in order");
   cmd->add_option("--print-after", options->print_after,
                   "Print the module after this pass ('all': after every pass)")
       ->delimiter(',')
       // One value per occurrence, so that a file name after it is not taken as a pass.
       ->allow_extra_args(false);
-  cmd->add_flag("!--no-verify-each", options->verify_each, "Do not run the verifier after each pass");
+  cmd->add_flag("!--no-verify-each", options->verify_each,
+                "Do not run the verifier after each pass");
   cmd->add_flag("--timing", options->timing, "Print each pass's time to standard error");
   cmd->add_flag("--elide-data", options->elide_data, "Leave the bytes of large tensors out");
   cmd->add_flag("--split-input-file", options->split_input_file,

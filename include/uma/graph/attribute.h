@@ -14,12 +14,12 @@
 namespace uma {
 
 // One list of attribute kinds: (enumerator, text name, C++ type).
-#define UMA_FOR_EACH_ATTR_KIND(X)              \
-  X(Int, "int", std::int64_t)                  \
-  X(Float, "float", double)                    \
-  X(String, "string", std::string)             \
-  X(Ints, "ints", std::vector<std::int64_t>)   \
-  X(Floats, "floats", std::vector<double>)     \
+#define UMA_FOR_EACH_ATTR_KIND(X)                 \
+  X(Int, "int", std::int64_t)                     \
+  X(Float, "float", double)                       \
+  X(String, "string", std::string)                \
+  X(Ints, "ints", std::vector<std::int64_t>)      \
+  X(Floats, "floats", std::vector<double>)        \
   X(Strings, "strings", std::vector<std::string>) \
   X(Tensor, "tensor", TensorPtr)
 
@@ -46,7 +46,9 @@ class AttrMap {
 
   bool has(std::string_view name) const { return map_.find(name) != map_.end(); }
   const Attribute* find(std::string_view name) const;
-  void set(std::string name, Attribute value) { map_.insert_or_assign(std::move(name), std::move(value)); }
+  void set(std::string name, Attribute value) {
+    map_.insert_or_assign(std::move(name), std::move(value));
+  }
   void erase(std::string_view name);
 
   // Typed getters for attributes the op schema guarantees (present, right kind).

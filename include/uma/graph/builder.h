@@ -21,8 +21,8 @@ class Builder {
 
   // Checks the operand count and attributes against the op's schema, fills in default
   // attributes and infers the result types. Errors name the op and the node.
-  Expected<Node*> try_create(std::string_view op, std::vector<Value*> operands,
-                             AttrMap attrs = {}, std::string name = "");
+  Expected<Node*> try_create(std::string_view op, std::vector<Value*> operands, AttrMap attrs = {},
+                             std::string name = "");
   Expected<Node*> try_call(Function* callee, std::vector<Value*> arguments, std::string name = "");
 
   // The same for inputs the caller knows are valid: a failure is a bug in the caller.

@@ -10,14 +10,14 @@ namespace uma {
 
 // One list of element types, expanded everywhere: (enumerator, text name, C++ storage type, bytes).
 // f16 and bf16 are stored as their raw 16-bit patterns.
-#define UMA_FOR_EACH_DTYPE(X)          \
-  X(f32, "f32", float, 4)              \
-  X(f16, "f16", std::uint16_t, 2)      \
-  X(bf16, "bf16", std::uint16_t, 2)    \
-  X(i8, "i8", std::int8_t, 1)          \
-  X(u8, "u8", std::uint8_t, 1)         \
-  X(i32, "i32", std::int32_t, 4)       \
-  X(i64, "i64", std::int64_t, 8)       \
+#define UMA_FOR_EACH_DTYPE(X)       \
+  X(f32, "f32", float, 4)           \
+  X(f16, "f16", std::uint16_t, 2)   \
+  X(bf16, "bf16", std::uint16_t, 2) \
+  X(i8, "i8", std::int8_t, 1)       \
+  X(u8, "u8", std::uint8_t, 1)      \
+  X(i32, "i32", std::int32_t, 4)    \
+  X(i64, "i64", std::int64_t, 8)    \
   X(boolean, "bool", std::uint8_t, 1)
 
 enum class DType : std::uint8_t {

@@ -46,7 +46,7 @@ class Value {
   void set_name(std::string name) { name_ = std::move(name); }
 
   bool is_param() const { return producer_ == nullptr; }
-  Node* producer() const { return producer_; }  // nullptr for parameters
+  Node* producer() const { return producer_; }    // nullptr for parameters
   std::uint32_t index() const { return index_; }  // result or parameter index
   Function* function() const { return function_; }
 

@@ -30,9 +30,13 @@ class Tensor {
   std::span<const std::byte> bytes() const { return {data_.get(), size_}; }
 
   template <typename T>
-  T* data() { return reinterpret_cast<T*>(data_.get()); }
+  T* data() {
+    return reinterpret_cast<T*>(data_.get());
+  }
   template <typename T>
-  const T* data() const { return reinterpret_cast<const T*>(data_.get()); }
+  const T* data() const {
+    return reinterpret_cast<const T*>(data_.get());
+  }
 
   // Element i converted to/from double, whatever the dtype (for kernels that are
   // written once for every dtype; the reference interpreter values clarity over speed).

@@ -22,7 +22,9 @@ struct TensorType {
   Expected<std::int64_t> checked_num_elements() const;
   // Element count of a type already known to be valid (checked on construction paths).
   std::int64_t num_elements() const;
-  std::int64_t num_bytes() const { return num_elements() * static_cast<std::int64_t>(dtype_size(dtype)); }
+  std::int64_t num_bytes() const {
+    return num_elements() * static_cast<std::int64_t>(dtype_size(dtype));
+  }
   bool operator==(const TensorType&) const = default;
 };
 

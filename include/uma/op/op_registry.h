@@ -27,7 +27,7 @@ struct AttrDef {
 // Result types from operand types and (schema-checked, defaults filled) attributes.
 // Errors name the attribute or operand at fault; the caller adds the node's location.
 using InferFn = std::function<Expected<std::vector<Type>>(const std::vector<Type>& inputs,
-                                                         const AttrMap& attrs)>;
+                                                          const AttrMap& attrs)>;
 
 // The reference kernel: results from operand tensors. Readable, obviously correct.
 using KernelFn = std::function<Expected<std::vector<TensorPtr>>(
@@ -78,13 +78,13 @@ void register_logical_ops(OpRegistry& registry);      // equal, less, logical_no
 void register_nn_ops(OpRegistry& registry);           // nn.dense, nn.matmul
 void register_conv_ops(OpRegistry& registry);         // nn.conv1d/2d/3d and their transposes
 void register_pool_ops(OpRegistry& registry);         // nn.max_pool*, nn.avg_pool*, global pools
-void register_norm_ops(OpRegistry& registry);         // nn.batch_norm, nn.layer_norm, nn.softmax, ...
-void register_resize_ops(OpRegistry& registry);       // image.resize
-void register_transform_ops(OpRegistry& registry);    // split, reshape, transpose, squeeze, ...
-void register_index_ops(OpRegistry& registry);        // strided_slice, take
-void register_broadcast_ops(OpRegistry& registry);    // broadcast_to, tile, nn.pad
-void register_shape_ops(OpRegistry& registry);        // shape_of, full, arange
-void register_reduce_ops(OpRegistry& registry);       // sum, mean, max, min, argmax
+void register_norm_ops(OpRegistry& registry);       // nn.batch_norm, nn.layer_norm, nn.softmax, ...
+void register_resize_ops(OpRegistry& registry);     // image.resize
+void register_transform_ops(OpRegistry& registry);  // split, reshape, transpose, squeeze, ...
+void register_index_ops(OpRegistry& registry);      // strided_slice, take
+void register_broadcast_ops(OpRegistry& registry);  // broadcast_to, tile, nn.pad
+void register_shape_ops(OpRegistry& registry);      // shape_of, full, arange
+void register_reduce_ops(OpRegistry& registry);     // sum, mean, max, min, argmax
 
 // All ops uma knows.
 void register_all_ops(OpRegistry& registry);

@@ -36,7 +36,7 @@ Error make_error(fmt::format_string<Args...> format, Args&&... args) {
 template <typename T>
 class [[nodiscard]] Expected {
  public:
-  Expected(T value) : state_(std::move(value)) {}  // NOLINT: implicit by design
+  Expected(T value) : state_(std::move(value)) {}      // NOLINT: implicit by design
   Expected(Error error) : state_(std::move(error)) {}  // NOLINT: implicit by design
 
   bool ok() const { return state_.index() == 0; }
@@ -77,23 +77,23 @@ class [[nodiscard]] Status {
 }  // namespace uma
 
 // Checks an internal invariant. Never use it for conditions a user's input can cause.
-#define UMA_CHECK(cond, ...)                                                   \
-  do {                                                                         \
-    if (!(cond)) ::uma::internal_error(__FILE__, __LINE__, "check failed: " #cond \
-                                       " " __VA_OPT__(+ ::fmt::format(__VA_ARGS__))); \
+#define UMA_CHECK(cond, ...)                                                                     \
+  do {                                                                                           \
+    if (!(cond))                                                                                 \
+      ::uma::internal_error(__FILE__, __LINE__,                                                  \
+                            "check failed: " #cond " " __VA_OPT__(+::fmt::format(__VA_ARGS__))); \
   } while (0)
 
 // Unwraps an Expected in a function that itself returns Expected or Status.
-#define UMA_TRY_ASSIGN(lhs, expr)                 \
-  auto UMA_CONCAT_(uma_try_, __LINE__) = (expr);  \
-  if (!UMA_CONCAT_(uma_try_, __LINE__).ok())      \
-    return UMA_CONCAT_(uma_try_, __LINE__).error(); \
+#define UMA_TRY_ASSIGN(lhs, expr)                                                            \
+  auto UMA_CONCAT_(uma_try_, __LINE__) = (expr);                                             \
+  if (!UMA_CONCAT_(uma_try_, __LINE__).ok()) return UMA_CONCAT_(uma_try_, __LINE__).error(); \
   lhs = std::move(UMA_CONCAT_(uma_try_, __LINE__).value())
 
 // Returns early from a function returning Status or Expected when a Status failed.
-#define UMA_TRY(expr)                       \
-  do {                                      \
-    ::uma::Status uma_try_status_ = (expr); \
+#define UMA_TRY(expr)                                          \
+  do {                                                         \
+    ::uma::Status uma_try_status_ = (expr);                    \
     if (!uma_try_status_.ok()) return uma_try_status_.error(); \
   } while (0)
 

@@ -42,11 +42,13 @@ class NodeContext {
   // Attributes: absent ones take `fallback`, or are an error when it is nullopt. A wrong
   // attribute type is an error naming the attribute.
   bool has_attr(std::string_view name) const;
-  Expected<std::int64_t> attr_int(std::string_view name, std::optional<std::int64_t> fallback) const;
+  Expected<std::int64_t> attr_int(std::string_view name,
+                                  std::optional<std::int64_t> fallback) const;
   Expected<double> attr_float(std::string_view name, std::optional<double> fallback) const;
-  Expected<std::string> attr_string(std::string_view name, std::optional<std::string> fallback) const;
-  Expected<std::vector<std::int64_t>> attr_ints(std::string_view name,
-                                                std::optional<std::vector<std::int64_t>> fallback) const;
+  Expected<std::string> attr_string(std::string_view name,
+                                    std::optional<std::string> fallback) const;
+  Expected<std::vector<std::int64_t>> attr_ints(
+      std::string_view name, std::optional<std::vector<std::int64_t>> fallback) const;
   Expected<std::vector<double>> attr_floats(std::string_view name,
                                             std::optional<std::vector<double>> fallback) const;
   Expected<TensorPtr> attr_tensor(std::string_view name) const;
@@ -55,7 +57,8 @@ class NodeContext {
   // prefix with the node's location.
   Expected<Node*> emit(std::string_view op, std::vector<Value*> operands, AttrMap attrs = {});
   // The same for a single-result op.
-  Expected<Value*> emit_value(std::string_view op, std::vector<Value*> operands, AttrMap attrs = {});
+  Expected<Value*> emit_value(std::string_view op, std::vector<Value*> operands,
+                              AttrMap attrs = {});
   Value* constant(TensorPtr tensor);
   Builder& builder() { return builder_; }
 

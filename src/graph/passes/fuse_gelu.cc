@@ -26,7 +26,7 @@ constexpr double kSqrt2Tolerance = 1e-4;
 Value* scaled_input(const Value* v) {
   if (Node* div = match::producer(v, "divide"))
     return match::is_splat(div->operand(1), std::sqrt(2.0), kSqrt2Tolerance) ? div->operand(0)
-                                                                               : nullptr;
+                                                                             : nullptr;
   if (Node* mul = match::producer(v, "multiply")) {
     for (int i = 0; i < 2; ++i)
       if (match::is_splat(mul->operand(i), 1.0 / std::sqrt(2.0), kSqrt2Tolerance))
@@ -53,7 +53,8 @@ Value* match_gelu(const Node* root) {
     if (add == nullptr || !single_use(plus_one)) continue;
     for (int j = 0; j < 2; ++j) {
       Node* erf = match::producer(add->operand(j), "erf");
-      if (erf == nullptr || !match::is_splat(add->operand(1 - j), 1.0) || !single_use(erf->result()))
+      if (erf == nullptr || !match::is_splat(add->operand(1 - j), 1.0) ||
+          !single_use(erf->result()))
         continue;
       Value* x = scaled_input(erf->operand(0));
       if (x == nullptr || !single_use(erf->operand(0))) continue;

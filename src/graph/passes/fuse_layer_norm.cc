@@ -23,7 +23,6 @@ namespace {
 using match::single_use;
 using match::sole_user;
 
-
 // The first normalised axis when `mean` reduces exactly the trailing axes of its input
 // with keepdims, else nullopt.
 std::optional<std::int64_t> trailing_axis(const Node* mean) {
