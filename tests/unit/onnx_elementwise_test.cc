@@ -25,37 +25,7 @@ using Doubles = std::vector<double>;
 constexpr double kInf = std::numeric_limits<double>::infinity();
 const double kFloatMax = std::numeric_limits<float>::max();
 
-class OnnxElementwiseTest : public ::testing::Test {
- protected:
-  // The imported @main as text, without the "module" line.
-  std::string text(const OnnxModel& model) {
-    auto module = model.import(ctx);
-    if (!module) return "error: " + module.error().message();
-    std::string printed = to_string(**module);
-    return printed.substr(printed.find("func"));
-  }
-
-  std::string import_error(const OnnxModel& model) {
-    auto module = model.import(ctx);
-    return module ? "(no error)" : module.error().message();
-  }
-
-  std::vector<TensorPtr> run(const OnnxModel& model, const std::vector<TensorPtr>& inputs) {
-    auto module = model.import(ctx);
-    EXPECT_TRUE(module.ok()) << module.error().message();
-    if (!module) return {};
-    auto outputs = interpret(**module, inputs);
-    EXPECT_TRUE(outputs.ok()) << outputs.error().message();
-    return outputs ? *outputs : std::vector<TensorPtr>{};
-  }
-
-  Doubles run1(const OnnxModel& model, const std::vector<TensorPtr>& inputs) {
-    std::vector<TensorPtr> outputs = run(model, inputs);
-    return outputs.size() == 1 ? values_of(*outputs[0]) : Doubles{};
-  }
-
-  Context ctx;
-};
+class OnnxElementwiseTest : public test::OnnxConverterTest {};
 
 TensorPtr scalar(DType dtype, double value) { return make_tensor(dtype, {}, {value}); }
 

@@ -1,15 +1,19 @@
 // A one-node ONNX model built field by field, for unit tests of the ONNX converters.
 #pragma once
 
+#include <gtest/gtest.h>
 #include <onnx/onnx_pb.h>
 
 #include <memory>
 #include <string>
 #include <vector>
 
+#include "tensor_util.h"
 #include "uma/frontend/onnx/importer.h"
 #include "uma/frontend/onnx/tensor_proto.h"
 #include "uma/graph/context.h"
+#include "uma/graph/printer.h"
+#include "uma/runtime/interpreter.h"
 
 namespace uma::test {
 
@@ -98,6 +102,40 @@ class OnnxModel {
 
   onnx::ModelProto model_;
   onnx::NodeProto* node_;
+};
+
+// A fixture for converter tests: import a one-node model, then print, check or run it.
+class OnnxConverterTest : public ::testing::Test {
+ protected:
+  // The imported @main as text, without the "module" line.
+  std::string text(const OnnxModel& model) {
+    auto module = model.import(ctx);
+    if (!module) return "error: " + module.error().message();
+    std::string printed = to_string(**module);
+    return printed.substr(printed.find("func"));
+  }
+
+  std::string import_error(const OnnxModel& model) {
+    auto module = model.import(ctx);
+    return module ? "(no error)" : module.error().message();
+  }
+
+  std::vector<TensorPtr> run(const OnnxModel& model, const std::vector<TensorPtr>& inputs) {
+    auto module = model.import(ctx);
+    EXPECT_TRUE(module.ok()) << module.error().message();
+    if (!module) return {};
+    auto outputs = interpret(**module, inputs);
+    EXPECT_TRUE(outputs.ok()) << outputs.error().message();
+    return outputs ? *outputs : std::vector<TensorPtr>{};
+  }
+
+  // The values of the single output.
+  std::vector<double> run1(const OnnxModel& model, const std::vector<TensorPtr>& inputs) {
+    std::vector<TensorPtr> outputs = run(model, inputs);
+    return outputs.size() == 1 ? values_of(*outputs[0]) : std::vector<double>{};
+  }
+
+  Context ctx;
 };
 
 }  // namespace uma::test

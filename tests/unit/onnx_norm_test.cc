@@ -22,37 +22,7 @@ using test::OnnxModel;
 using test::values_of;
 using Values = std::vector<double>;
 
-class OnnxNormTest : public ::testing::Test {
- protected:
-  // The imported @main as text, without the "module" line.
-  std::string text(const OnnxModel& model) {
-    auto module = model.import(ctx);
-    if (!module) return "error: " + module.error().message();
-    std::string printed = to_string(**module);
-    return printed.substr(printed.find("func"));
-  }
-
-  std::string import_error(const OnnxModel& model) {
-    auto module = model.import(ctx);
-    return module ? "(no error)" : module.error().message();
-  }
-
-  std::vector<TensorPtr> run(const OnnxModel& model, const std::vector<TensorPtr>& inputs) {
-    auto module = model.import(ctx);
-    EXPECT_TRUE(module.ok()) << module.error().message();
-    if (!module) return {};
-    auto outputs = interpret(**module, inputs);
-    EXPECT_TRUE(outputs.ok()) << outputs.error().message();
-    return outputs ? *outputs : std::vector<TensorPtr>{};
-  }
-
-  Values run1(const OnnxModel& model, const std::vector<TensorPtr>& inputs) {
-    std::vector<TensorPtr> outputs = run(model, inputs);
-    return outputs.size() == 1 ? values_of(*outputs[0]) : Values{};
-  }
-
-  Context ctx;
-};
+class OnnxNormTest : public test::OnnxConverterTest {};
 
 // 0, 1, ..., n-1 scaled by `step`, in `shape`.
 std::shared_ptr<Tensor> ramp(Shape shape, double step = 1) {
