@@ -20,7 +20,7 @@ using Ints = std::vector<std::int64_t>;
 using Values = std::vector<double>;
 using Names = std::vector<std::string>;
 
-class OnnxConvTest : public ::testing::Test {
+class OnnxConvTest : public test::OnnxConverterTest {
  protected:
   // The imported @main's nodes, one line each, without constants and the return.
   std::string nodes(const OnnxModel& model) {
@@ -46,22 +46,6 @@ class OnnxConvTest : public ::testing::Test {
       if (!node->is_op("constant")) names.push_back(node->op().name);
     return names;
   }
-
-  std::string import_error(const OnnxModel& model) {
-    auto module = model.import(ctx);
-    return module ? "(no error)" : module.error().message();
-  }
-
-  Values run1(const OnnxModel& model, const std::vector<TensorPtr>& inputs) {
-    auto module = model.import(ctx);
-    EXPECT_TRUE(module.ok()) << module.error().message();
-    if (!module) return {};
-    auto outputs = interpret(**module, inputs);
-    EXPECT_TRUE(outputs.ok()) << outputs.error().message();
-    return outputs && outputs->size() == 1 ? values_of(*(*outputs)[0]) : Values{};
-  }
-
-  Context ctx;
 };
 
 // ---- Conv ----
