@@ -273,8 +273,10 @@ std::string name_of(const Token& token) {
 std::string describe(TokenKind kind, std::string_view spelling) {
   if (kind == TokenKind::eof) return "end of input";
   constexpr std::size_t kMaxShown = 40;
-  if (spelling.size() > kMaxShown) return "'" + printable(spelling.substr(0, kMaxShown)) + "...'";
-  return "'" + printable(spelling) + "'";
+  // fmt rather than "'" + ...: GCC 12 at -O3 reports a false -Wrestrict on the operator+ form.
+  if (spelling.size() > kMaxShown)
+    return fmt::format("'{}...'", printable(spelling.substr(0, kMaxShown)));
+  return fmt::format("'{}'", printable(spelling));
 }
 
 }  // namespace uma::text
