@@ -1,4 +1,4 @@
-// The context: registries of ops and passes, filled explicitly.
+// The context: registries of ops, passes and partition targets, filled explicitly.
 #include "uma/graph/context.h"
 
 namespace uma {
@@ -6,6 +6,7 @@ namespace uma {
 Context::Context() {
   register_all_ops(ops_);
   register_core_passes(passes_);
+  register_partition_passes(passes_);
 }
 
 }  // namespace uma

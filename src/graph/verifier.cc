@@ -142,6 +142,7 @@ class FunctionVerifier {
   Status check_attrs(const Node& node) const {
     const OpDef& op = node.op();
     for (const auto& [name, value] : node.attrs()) {
+      if (is_discardable_attr(name)) continue;
       const AttrDef* def = op.find_attr(name);
       if (def == nullptr) return error(node, fmt::format("unknown attribute '{}'", name));
       if (attr_kind(value) != def->kind)

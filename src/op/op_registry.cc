@@ -13,6 +13,7 @@ const AttrDef* OpDef::find_attr(std::string_view attr_name) const {
 
 Status OpDef::normalize_attrs(AttrMap& given) const {
   for (const auto& [attr_name, value] : given) {
+    if (is_discardable_attr(attr_name)) continue;
     const AttrDef* def = find_attr(attr_name);
     if (def == nullptr) return make_error("unknown attribute '{}' for op {}", attr_name, name);
     AttrKind kind = attr_kind(value);

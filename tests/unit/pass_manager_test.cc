@@ -192,12 +192,55 @@ TEST_F(PassManagerTest, ParsePipelineTrimsSpaces) {
   EXPECT_EQ(log, (std::vector<std::string>{"a", "b"}));
 }
 
+// A pass whose name records the options its factory read.
+class OptionsTest : public PassManagerTest {
+ protected:
+  OptionsTest() {
+    auto factory = [this](PassOptions& options) -> Expected<std::unique_ptr<Pass>> {
+      UMA_TRY_ASSIGN(std::int64_t size, options.get_int("size", 1));
+      UMA_TRY_ASSIGN(bool merge, options.get_bool("merge", true));
+      std::string targets = fmt::format("{}", fmt::join(options.get_list("targets"), "|"));
+      std::string name =
+          fmt::format("opt[{} {} {} {}]", size, merge, targets, options.get_string("mode", "none"));
+      return std::make_unique<ScriptedPass>(name, ScriptedPass::Action::kNothing, &log);
+    };
+    UMA_CHECK(registry.add("opt", "a pass with options", factory).ok());
+  }
+};
+
+TEST_F(OptionsTest, PassesReadTheirOptions) {
+  PassManager manager = pipeline("a,opt{targets=x,y size=3  merge=false},opt, opt{mode=m} ,b");
+  ASSERT_TRUE(manager.run(module).ok());
+  EXPECT_EQ(log, (std::vector<std::string>{"a", "opt[3 false x|y none]", "opt[1 true  none]",
+                                           "opt[1 true  m]", "b"}));
+}
+
+TEST_F(OptionsTest, BadOptionsAreErrorsThatNameThem) {
+  const std::pair<const char*, const char*> cases[] = {
+      {"opt{colour=red}", "pass 'opt' has no option 'colour'"},
+      {"opt{size=big}", "pass option 'size' must be an integer, not 'big'"},
+      {"opt{size=3x}", "pass option 'size' must be an integer, not '3x'"},
+      {"opt{merge=yes}", "pass option 'merge' must be true or false, not 'yes'"},
+      {"opt{size}", "pass option 'size' is not of the form key=value"},
+      {"opt{=3}", "pass option '=3' is not of the form key=value"},
+      {"opt{size=1 size=2}", "pass option 'size' is given twice"},
+      {"opt{size=1", "pipeline 'opt{size=1': '{' without a closing '}'"},
+      {"opt{size=1}b", "pipeline 'opt{size=1}b': expected ',' after '}'"},
+      {"a{size=1}", "pass 'a' takes no options"},
+  };
+  for (auto [text, message] : cases) {
+    auto manager = parse_pipeline(registry, text);
+    ASSERT_FALSE(manager.ok()) << text;
+    EXPECT_EQ(manager.error().message(), message) << text;
+  }
+}
+
 TEST_F(PassManagerTest, RegisteringAPassTwiceIsAnError) {
   Status again = registry.add("a", "again", [] { return std::unique_ptr<Pass>(); });
   ASSERT_FALSE(again.ok());
   EXPECT_EQ(again.error().message(), "pass 'a' is registered twice");
   auto listed = registry.list();
-  ASSERT_EQ(listed.size(), 5u);
+  ASSERT_EQ(listed.size(), 5u);  // "opt" is registered only by OptionsTest
   EXPECT_EQ(listed[0], (std::pair<std::string, std::string>{"a", "the pass a"}));
 }
 

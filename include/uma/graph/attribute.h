@@ -39,6 +39,14 @@ inline AttrKind attr_kind(const Attribute& a) { return static_cast<AttrKind>(a.i
 // Equal values; tensors compare by contents.
 bool attr_equal(const Attribute& a, const Attribute& b);
 
+// A node attribute whose name holds a '.' (`uma.target`, `uma.region`) belongs to no op
+// schema: passes attach such attributes to record facts about a node (which target
+// claimed it, which region it is in). They are printed, parsed and cloned like any other,
+// and a node that replaces another does not inherit them.
+inline bool is_discardable_attr(std::string_view name) {
+  return name.find('.') != std::string_view::npos;
+}
+
 // Attributes by name, kept sorted so printing and comparison are deterministic.
 class AttrMap {
  public:

@@ -30,21 +30,55 @@ class Pass {
 
 using PassFactory = std::function<std::unique_ptr<Pass>()>;
 
+// The options a pipeline gives one pass, written as in MLIR:
+// `annotate-target{targets=test_conv,test_dense merge=false}` (space-separated key=value
+// pairs; a value may hold commas). The pass's factory reads them through the typed
+// getters; an option it did not read is an error naming it, so a typo never passes
+// silently.
+class PassOptions {
+ public:
+  // Parses the text between the braces.
+  static Expected<PassOptions> parse(std::string_view text);
+
+  bool empty() const { return values_.empty(); }
+  std::string get_string(std::string_view key, std::string fallback);
+  Expected<std::int64_t> get_int(std::string_view key, std::int64_t fallback);
+  Expected<bool> get_bool(std::string_view key, bool fallback);
+  // A comma-separated list; empty when the option is absent.
+  std::vector<std::string> get_list(std::string_view key);
+  // Errors naming the first option no getter read.
+  Status check_all_read(std::string_view pass) const;
+
+ private:
+  const std::string* take(std::string_view key);
+  std::map<std::string, std::string, std::less<>> values_;
+  std::map<std::string, bool, std::less<>> read_;
+};
+
+using PassFactoryWithOptions = std::function<Expected<std::unique_ptr<Pass>>(PassOptions&)>;
+
 // Passes by name, for pipelines written as text ("fold-constant,dce"). Safe to use
 // from several threads.
 class PassRegistry {
  public:
   // Errors when a pass of that name exists already.
   Status add(std::string name, std::string summary, PassFactory factory);
-  Expected<std::unique_ptr<Pass>> create(std::string_view name) const;
+  // A pass that takes options.
+  Status add(std::string name, std::string summary, PassFactoryWithOptions factory);
+  // `options` is the text between the braces of `name{...}`; a pass registered without
+  // options refuses any.
+  Expected<std::unique_ptr<Pass>> create(std::string_view name,
+                                         std::string_view options = {}) const;
   // (name, summary) pairs, sorted by name.
   std::vector<std::pair<std::string, std::string>> list() const;
 
  private:
   struct Entry {
     std::string summary;
-    PassFactory factory;
+    PassFactoryWithOptions factory;
+    bool takes_options = false;
   };
+  Status add_entry(std::string name, Entry entry);
   mutable std::shared_mutex mutex_;
   std::map<std::string, Entry, std::less<>> entries_;
 };
@@ -85,8 +119,9 @@ class PassManager {
   std::vector<PassTiming> timings_;
 };
 
-// Builds a pipeline from comma-separated pass names; unknown names are an error that
-// lists the known ones.
+// Builds a pipeline from comma-separated pass names, each with optional options in
+// braces ("dce,annotate-target{targets=a,b},partition-graph"); unknown names are an
+// error that lists the known ones.
 Expected<PassManager> parse_pipeline(const PassRegistry& registry, std::string_view names,
                                      PipelineOptions options = {});
 
