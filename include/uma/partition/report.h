@@ -1,0 +1,105 @@
+// The partition report: for every node of the host function, which target got it, the
+// composite it is part of, and for every target that did not get it, why. Filled in by the
+// partition passes when PartitionOptions::report is set; printed as JSON for tools, as a
+// table for people, and as a Graphviz picture with one colour per target.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <unordered_map>
+#include <vector>
+
+namespace uma {
+
+class Function;
+class Module;
+class Node;
+
+// Why a target did not get a node.
+#define UMA_FOR_EACH_REJECTION(X)                                                      \
+  X(NoPatternMatched, "no pattern matched")   /* detail: the nearest miss */           \
+  X(PredicateRejected, "predicate rejected")  /* detail: the predicate's reason */     \
+  X(WouldCreateCycle, "would create a cycle") /* detail: the node outside the match */ \
+  X(ValueEscapes, "value needed outside")     /* detail: the outside user */           \
+  X(OpNotSupported, "op not supported")       /* detail: supports_op's reason */       \
+  X(ClaimedByHigherPriority, "claimed by a higher-priority target") /* detail: it */   \
+  X(RegionTooSmall, "region too small")                             /* detail: sizes */
+
+enum class RejectionKind : std::uint8_t {
+#define UMA_REJECTION_ENUM(e, text) e,
+  UMA_FOR_EACH_REJECTION(UMA_REJECTION_ENUM)
+#undef UMA_REJECTION_ENUM
+};
+std::string_view rejection_text(RejectionKind kind);  // "no pattern matched"
+std::string_view rejection_id(RejectionKind kind);    // "NoPatternMatched", for tools
+
+struct Rejection {
+  std::string target;
+  RejectionKind kind;
+  std::string detail;
+};
+
+// One node of a host function as it was before partitioning.
+struct NodeRecord {
+  std::size_t id = 0;    // position among the recorded nodes
+  std::string function;  // the host function it was in
+  std::string name;      // the node's name (its location in the model); may be empty
+  std::string op;
+  std::string target;     // empty: the host
+  std::string composite;  // "<target>.<pattern>", or empty
+  std::string region;     // the function partition-graph outlined it into, or empty
+  // Its cost (uma/op/cost.h); a composite call's is that of its inner nodes.
+  std::int64_t macs = 0;            // multiply-accumulates (convolutions, dense, matmul)
+  std::int64_t bytes = 0;           // bytes of its results and of the constants it uses
+  std::vector<std::size_t> inputs;  // ids of the recorded nodes it reads
+  std::vector<Rejection> rejections;
+};
+
+struct TargetSummary {
+  std::string target;  // "host" for what stays on the host
+  std::int64_t nodes = 0;
+  std::int64_t regions = 0;  // distinct NodeRecord::region values; 0 for the host
+  std::int64_t macs = 0;
+  std::int64_t bytes = 0;
+};
+
+class PartitionReport {
+ public:
+  // Records every node of the module's host functions (constants are not recorded: they
+  // follow their users). Called once, before the passes run; starts a new report. Nodes
+  // that earlier partitioning left (calls of Composite or Compiler functions, `uma.target`
+  // attributes) are recorded as placed already.
+  void begin(const Module& module, std::vector<std::string> targets);
+
+  // ---- What the passes call ----
+  // The records a current node stands for: its own, or those of the nodes a composite call
+  // replaced. Empty for nodes that are not recorded.
+  std::vector<NodeRecord*> records_of(const Node* node);
+  // A composite call now stands for `replaced` (merge-composite).
+  void replaced_by(const std::vector<Node*>& replaced, const Node* call, std::string composite);
+  // Adds a rejection to each record `node` stands for (once: a repeated one is dropped).
+  void reject(const Node* node, std::string target, RejectionKind kind, std::string detail);
+
+  // ---- Reading it ----
+  const std::vector<std::string>& targets() const { return targets_; }
+  const std::vector<NodeRecord>& records() const { return records_; }
+  // One entry per target in priority order, then "host".
+  std::vector<TargetSummary> summary() const;
+  // {"targets": [...], "summary": [...], "nodes": [...]}: the records and the summary with
+  // the fields above; the host is target null, as are an empty composite and region.
+  std::string to_json() const;
+  // One line per node (id, name, op, target or host, composite, the other targets'
+  // rejections), then the summary with each target's share of the totals.
+  std::string to_table() const;
+  // Graphviz: one box per node filled with its target's colour (the host white), edges
+  // from its inputs, one cluster per region, and a legend.
+  std::string to_dot() const;
+
+ private:
+  std::vector<std::string> targets_;
+  std::vector<NodeRecord> records_;
+  std::unordered_map<const Node*, std::vector<std::size_t>> live_;
+};
+
+}  // namespace uma
