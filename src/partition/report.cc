@@ -314,6 +314,7 @@ std::string PartitionReport::to_dot() const {
   };
   std::string out =
       "digraph partition {\n"
+      "  graph [fontname=\"Helvetica\"];\n"
       "  node [shape=box, style=filled, fontname=\"Helvetica\"];\n";
   for (const NodeRecord& r : records_) {
     std::string label = std::to_string(r.id);

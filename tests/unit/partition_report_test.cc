@@ -329,6 +329,7 @@ TEST_F(PartitionReportTest, Json) {
 
 TEST_F(PartitionReportTest, Dot) {
   EXPECT_EQ(report_.to_dot(), R"dot(digraph partition {
+  graph [fontname="Helvetica"];
   node [shape=box, style=filled, fontname="Helvetica"];
   n0 [label="0 conv1\nnn.conv2d\ntest_conv.conv2d_relu", fillcolor="#8dd3c7", tooltip="test_elem: claimed by a higher-priority target (test_conv)"];
   n1 [label="1 relu1\nnn.relu\ntest_conv.conv2d_relu", fillcolor="#8dd3c7", tooltip="test_elem: claimed by a higher-priority target (test_conv)"];
