@@ -7,6 +7,7 @@
 #include "uma/graph/parser.h"
 #include "uma/graph/printer.h"
 #include "uma/graph/verifier.h"
+#include "uma/partition/partition.h"
 #include "uma/support/file.h"
 
 namespace uma::tool {
@@ -28,6 +29,8 @@ struct OptOptions {
 Expected<std::string> run_one(const OptOptions& options, std::string_view text,
                               std::size_t first_line, std::ostream& log) {
   Context context;
+  // The partition passes take targets by name; golden tests use the built-in test ones.
+  register_test_targets(context.partition_targets());
   // Padding with newlines keeps the parser's line numbers those of the whole file.
   std::string padded(first_line - 1, '\n');
   padded += text;

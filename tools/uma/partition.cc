@@ -1,0 +1,150 @@
+// `uma partition`: partition a model (ONNX or graph IR text) for the built-in test targets
+// and say where every node went and why: the partitioned module as graph IR text, and the
+// partition report as a table, JSON or a Graphviz picture. With --check, the reference
+// interpreter runs @main before and after partitioning, and the outputs must be the same
+// bits.
+#include <iostream>
+
+#include "commands.h"
+#include "model_io.h"
+#include "uma/graph/printer.h"
+#include "uma/graph/verifier.h"
+#include "uma/partition/partition.h"
+#include "uma/partition/report.h"
+#include "uma/runtime/interpreter.h"
+#include "uma/support/file.h"
+
+namespace uma::tool {
+namespace {
+
+struct PartitionCommandOptions {
+  std::string model;
+  std::vector<std::string> targets;
+  bool merge_regions = true;
+  bool bind_constants = true;
+  std::int64_t min_region_size = 0;
+  std::vector<std::string> input_shapes;
+  std::string output;
+  bool elide_data = false;
+  std::string report_format = "table";
+  std::string report_file = "-";
+  bool check = false;
+  std::uint64_t seed = 0;
+};
+
+std::string format_report(const PartitionReport& report, const std::string& format) {
+  if (format == "json") return report.to_json();
+  if (format == "dot") return report.to_dot();
+  return report.to_table();
+}
+
+// Runs @main on the seed's random inputs.
+Expected<std::vector<TensorPtr>> run_main(const Module& module, const std::string& path,
+                                          std::uint64_t seed) {
+  const Function* main = module.find_function("main");
+  if (main == nullptr) return make_error("{}: the module has no function @main to run", path);
+  return interpret(module, random_inputs(*main, seed));
+}
+
+// Prints one line per output; false when one differs in any bit.
+bool same_bits(const std::vector<TensorPtr>& before, const std::vector<TensorPtr>& after) {
+  bool all_same = before.size() == after.size();
+  if (!all_same)
+    std::cout << fmt::format("check: MISMATCH: {} output(s) before partitioning, {} after\n",
+                             before.size(), after.size());
+  for (std::size_t i = 0; i < before.size() && i < after.size(); ++i) {
+    bool same = before[i]->same_contents(*after[i]);
+    std::cout << fmt::format("check: output {}: {}\n", i,
+                             same ? "bit-identical" : "MISMATCH: the partitioned module differs");
+    all_same &= same;
+  }
+  return all_same;
+}
+
+Expected<int> partition_command(const PartitionCommandOptions& options) {
+  if (options.output == "-" && options.report_format != "none" && options.report_file == "-")
+    return make_error(
+        "-o - and the report would both go to standard output; give --report-file or "
+        "--report=none");
+  if (options.min_region_size < 0)
+    return make_error("--min-region-size must not be negative, not {}", options.min_region_size);
+  Context context;
+  register_test_targets(context.partition_targets());
+  UMA_TRY_ASSIGN(auto module, load_model(context, options.model, options.input_shapes));
+
+  std::vector<TensorPtr> before;
+  if (options.check) {
+    UMA_TRY_ASSIGN(before, run_main(*module, options.model, options.seed));
+  }
+
+  PartitionReport report;
+  report.begin(*module, options.targets);
+  PartitionOptions partition_options{.targets = options.targets,
+                                     .merge_regions = options.merge_regions,
+                                     .bind_constants = options.bind_constants,
+                                     .min_region_size = options.min_region_size,
+                                     .report = &report};
+  UMA_TRY_ASSIGN(bool changed, partition(*module, partition_options));
+  (void)changed;
+  if (Status verified = verify(*module); !verified)
+    return verified.error().with_context("the partitioned module is not valid");
+
+  if (!options.output.empty())
+    UMA_TRY(write_file(options.output, to_string(*module, {.elide_data = options.elide_data})));
+  if (options.report_format != "none") {
+    UMA_TRY(write_file(options.report_file, format_report(report, options.report_format)));
+  }
+  if (!options.check) return 0;
+  UMA_TRY_ASSIGN(auto after, run_main(*module, options.model, options.seed));
+  return same_bits(before, after) ? 0 : 1;
+}
+
+}  // namespace
+
+void add_partition_command(CLI::App& app, int& exit_code) {
+  auto options = std::make_shared<PartitionCommandOptions>();
+  CLI::App* cmd = app.add_subcommand(
+      "partition",
+      "Partition a model for the built-in test targets and report where each node went");
+  cmd->add_option("model", options->model, "ONNX model (.onnx) or graph IR text file")->required();
+  cmd->add_option("--targets", options->targets,
+                  "Targets in priority order, comma-separated (test_conv, test_dense, test_elem)")
+      ->delimiter(',')
+      ->allow_extra_args(false)
+      ->required();
+  cmd->add_flag("!--no-merge-regions", options->merge_regions,
+                "Leave one region per claimed node or composite");
+  cmd->add_option("--bind-constants", options->bind_constants,
+                  "Bind the constants at a region's boundary into its function (true) or pass "
+                  "them as arguments (false)");
+  cmd->add_option("--min-region-size", options->min_region_size,
+                  "Regions with fewer nodes go back to the host");
+  cmd->add_option("--input-shape", options->input_shapes,
+                  "Shape of an ONNX input, name=AxBxC (resolves symbolic dimensions)")
+      ->allow_extra_args(false);
+  cmd->add_option("-o,--output", options->output,
+                  "Write the partitioned module there as graph IR text ('-' for standard output)");
+  cmd->add_flag("--elide-data", options->elide_data,
+                "Leave the bytes of large tensors out of the module's text");
+  cmd->add_option("--report", options->report_format, "Report format: table, json, dot or none")
+      ->check(CLI::IsMember({"table", "json", "dot", "none"}))
+      ->capture_default_str();
+  cmd->add_option("--report-file", options->report_file,
+                  "Where to write the report ('-' for standard output)")
+      ->capture_default_str();
+  cmd->add_flag("--check", options->check,
+                "Run @main with the reference interpreter before and after partitioning, on "
+                "random inputs, and exit 1 unless the outputs are bit-identical");
+  cmd->add_option("--seed", options->seed, "Seed of the random inputs of --check");
+  cmd->callback([options, &exit_code] {
+    Expected<int> status = partition_command(*options);
+    if (!status) {
+      report(status.error());
+      exit_code = 1;
+      return;
+    }
+    exit_code = *status;
+  });
+}
+
+}  // namespace uma::tool
