@@ -1,0 +1,16 @@
+# Exports the real architectures into OUT, unless an export from the same script is there
+# already: exporting takes minutes. Included by the tests that run the models.
+file(SHA256 ${SCRIPTS}/export_models.py script_hash)
+set(stamp ${OUT}/export.sha256)
+set(previous "")
+if(EXISTS ${stamp})
+  file(READ ${stamp} previous)
+endif()
+if(NOT previous STREQUAL script_hash)
+  file(REMOVE_RECURSE ${OUT})
+  execute_process(COMMAND ${PYTHON} ${SCRIPTS}/export_models.py ${OUT} RESULT_VARIABLE exported)
+  if(NOT exported EQUAL 0)
+    message(FATAL_ERROR "exporting the models failed")
+  endif()
+  file(WRITE ${stamp} ${script_hash})
+endif()
