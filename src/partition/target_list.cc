@@ -1,0 +1,24 @@
+// Looking up the targets of a partition pass.
+#include "target_list.h"
+
+#include <algorithm>
+
+#include "uma/graph/context.h"
+
+namespace uma {
+
+Expected<TargetList> find_targets(const Context& context, const std::vector<std::string>& names,
+                                  std::string_view pass) {
+  if (names.empty())
+    return make_error("no target to partition for: name them, e.g. {}{{targets=a,b}}", pass);
+  TargetList targets;
+  for (auto name = names.begin(); name != names.end(); ++name) {
+    if (std::find(names.begin(), name, *name) != name)
+      return make_error("target '{}' is listed twice", *name);
+    UMA_TRY_ASSIGN(auto target, context.partition_targets().find(*name));
+    targets.push_back(std::move(target));
+  }
+  return targets;
+}
+
+}  // namespace uma
