@@ -1,0 +1,88 @@
+// Builds generated C into a shared library with the system C compiler.
+//
+// Each source is written to the cache folder as `<name>-<hash>.c` and compiled to
+// `<name>-<hash>.o`, where the hash covers the source, the compiler (its command and its
+// --version output) and the flags: a source compiled before is not compiled again. The
+// objects are linked into a shared library (by default also in the cache folder, named by
+// the hash of its objects and link flags, so rebuilding the same code reuses it and a
+// changed library never overwrites one that a process has loaded). Sources compile in
+// parallel, at most `jobs` at a time.
+//
+// The compiler runs from an argument vector (posix_spawn), never through a shell, so no
+// file name or flag is interpreted. A failure gives an Error with the compiler's output
+// and the path of the source, which stays in the cache folder for inspection.
+#pragma once
+
+#include <atomic>
+#include <cstddef>
+#include <cstdint>
+#include <mutex>
+#include <string>
+#include <vector>
+
+#include "uma/support/error.h"
+
+namespace uma::runtime {
+
+struct CSourceFile {
+  // A label for file names and messages; sanitized into [A-Za-z0-9_-] for the file name.
+  std::string name;
+  std::string code;
+};
+
+struct CCompilerOptions {
+  // The compiler command, split at spaces ("ccache gcc"); empty means $CC, else "cc".
+  std::string compiler;
+  std::vector<std::string> compile_flags = {"-O2", "-fPIC", "-std=c11"};
+  std::vector<std::string> link_flags = {"-shared"};
+  std::vector<std::string> libraries = {"-lm"};  // after the objects on the link line
+  // Adds -fopenmp to compiling and linking (for code generated with OpenMP).
+  bool openmp = false;
+  // Empty means default_cache_dir().
+  std::string cache_dir;
+  // Compiler processes at once; 0 means the number of hardware threads.
+  unsigned jobs = 0;
+};
+
+// $XDG_CACHE_HOME/uma, else $HOME/.cache/uma, else a folder under the system's temp folder.
+std::string default_cache_dir();
+
+// Counts since the compiler was made (what tests check, instead of timing).
+struct CCompilerStats {
+  std::size_t compiled = 0;    // objects compiled
+  std::size_t cache_hits = 0;  // objects found in the cache
+  std::size_t linked = 0;      // libraries linked
+  std::size_t link_cache_hits = 0;
+};
+
+// Safe to use from several threads.
+class CCompiler {
+ public:
+  explicit CCompiler(CCompilerOptions options = {});
+
+  // Compiles the sources (or finds them in the cache); returns the objects' paths.
+  Expected<std::vector<std::string>> compile(const std::vector<CSourceFile>& sources);
+  // Compiles and links the sources into a shared library at `output`, or in the cache
+  // folder when `output` is empty; returns the library's path.
+  Expected<std::string> build_shared_library(const std::vector<CSourceFile>& sources,
+                                             const std::string& output = "");
+
+  CCompilerStats stats() const;
+  const std::string& cache_dir() const { return cache_dir_; }
+
+ private:
+  Expected<std::string> compile_one(const CSourceFile& source);
+  Expected<std::string> link(const std::vector<std::string>& objects, const std::string& output);
+  // The compiler's identity for cache keys: its command and --version output (run once).
+  const std::string& compiler_identity();
+  std::vector<std::string> compile_command() const;
+
+  CCompilerOptions options_;
+  std::vector<std::string> compiler_;  // the command, split
+  std::string cache_dir_;
+  std::once_flag identity_once_;
+  std::string identity_;
+  std::atomic<std::size_t> compiled_{0}, cache_hits_{0}, linked_{0}, link_cache_hits_{0};
+};
+
+}  // namespace uma::runtime

@@ -1,0 +1,164 @@
+// Definitions of the generated code's helpers.
+#include "helpers.h"
+
+#include <fmt/format.h>
+
+#include <vector>
+
+#include "uma/support/error.h"
+
+namespace uma::codegen {
+namespace {
+
+struct Helper {
+  std::string name;
+  std::vector<std::string> calls;  // helpers it calls
+  std::string text;
+};
+
+struct TypeInfo {
+  const char* suffix;
+  const char* type;
+};
+constexpr TypeInfo kSignedTypes[] = {{"i32", "int32_t"}, {"i64", "int64_t"}};
+constexpr TypeInfo kOrderedTypes[] = {{"i32", "int32_t"},  {"i64", "int64_t"}, {"u32", "uint32_t"},
+                                      {"u64", "uint64_t"}, {"f32", "float"},   {"f64", "double"}};
+constexpr TypeInfo kFloatTypes[] = {{"f32", "float"}, {"f64", "double"}};
+
+// Every helper, in an order where callees come before callers.
+std::vector<Helper> make_helpers() {
+  std::vector<Helper> helpers;
+  auto add = [&](std::string name, std::vector<std::string> calls, std::string text) {
+    helpers.push_back({std::move(name), std::move(calls), std::move(text)});
+  };
+  // Floor division and modulo: C's / and % truncate toward zero.
+  for (auto [suffix, type] : kSignedTypes) {
+    add(fmt::format("uma_floordiv_{}", suffix), {},
+        fmt::format("static inline {0} uma_floordiv_{1}({0} a, {0} b) {{\n"
+                    "  {0} q = a / b;\n"
+                    "  return (a % b != 0 && ((a < 0) != (b < 0))) ? q - 1 : q;\n"
+                    "}}\n",
+                    type, suffix));
+    add(fmt::format("uma_floormod_{}", suffix), {},
+        fmt::format("static inline {0} uma_floormod_{1}({0} a, {0} b) {{\n"
+                    "  {0} r = a % b;\n"
+                    "  return (r != 0 && ((r < 0) != (b < 0))) ? r + b : r;\n"
+                    "}}\n",
+                    type, suffix));
+    add(fmt::format("uma_abs_{}", suffix), {},
+        fmt::format("static inline {0} uma_abs_{1}({0} a) {{ return a < 0 ? -a : a; }}\n", type,
+                    suffix));
+  }
+  for (auto [suffix, type] : kFloatTypes) {
+    const char* f = suffix[1] == '3' ? "f" : "";
+    add(fmt::format("uma_floormod_{}", suffix), {},
+        fmt::format("static inline {0} uma_floormod_{1}({0} a, {0} b) {{\n"
+                    "  {0} r = fmod{2}(a, b);\n"
+                    "  return (r != 0 && ((r < 0) != (b < 0))) ? r + b : r;\n"
+                    "}}\n",
+                    type, suffix, f));
+    add(fmt::format("uma_sigmoid_{}", suffix), {},
+        fmt::format("static inline {0} uma_sigmoid_{1}({0} x) {{ return 1 / (1 + exp{2}(-x)); }}\n",
+                    type, suffix, f));
+    add(fmt::format("uma_rsqrt_{}", suffix), {},
+        fmt::format("static inline {0} uma_rsqrt_{1}({0} x) {{ return 1 / sqrt{2}(x); }}\n", type,
+                    suffix, f));
+  }
+  // min/max as std::min/std::max: a NaN in the first operand propagates (relu of NaN is NaN).
+  for (auto [suffix, type] : kOrderedTypes) {
+    add(fmt::format("uma_min_{}", suffix), {},
+        fmt::format("static inline {0} uma_min_{1}({0} a, {0} b) {{ return b < a ? b : a; }}\n",
+                    type, suffix));
+    add(fmt::format("uma_max_{}", suffix), {},
+        fmt::format("static inline {0} uma_max_{1}({0} a, {0} b) {{ return a < b ? b : a; }}\n",
+                    type, suffix));
+  }
+  // IEEE half and bfloat16, rounding to nearest even (as uma's own conversions do).
+  add("uma_f16_to_f32", {},
+      "static inline float uma_f16_to_f32(uint16_t h) {\n"
+      "  union { uint32_t u; float f; } v;\n"
+      "  uint32_t sign = (uint32_t)(h & 0x8000u) << 16;\n"
+      "  uint32_t exponent = (h >> 10) & 0x1fu, mantissa = h & 0x3ffu;\n"
+      "  if (exponent == 0x1fu) {\n"
+      "    v.u = sign | 0x7f800000u | (mantissa << 13);\n"
+      "  } else if (exponent != 0) {\n"
+      "    v.u = sign | ((exponent + 112) << 23) | (mantissa << 13);\n"
+      "  } else {\n"
+      "    float value = (float)mantissa * 0x1p-24f;\n"
+      "    return sign ? -value : value;\n"
+      "  }\n"
+      "  return v.f;\n"
+      "}\n");
+  add("uma_f32_to_f16", {},
+      "static inline uint16_t uma_f32_to_f16(float value) {\n"
+      "  union { float f; uint32_t u; } v = {value};\n"
+      "  uint16_t sign = (uint16_t)((v.u >> 16) & 0x8000u);\n"
+      "  uint32_t abs_bits = v.u & 0x7fffffffu;\n"
+      "  if (abs_bits > 0x7f800000u) return sign | 0x7e00u;\n"
+      "  if (abs_bits >= 0x477ff000u) return sign | 0x7c00u;\n"
+      "  if (abs_bits < 0x38800000u) {\n"
+      "    union { uint32_t u; float f; } a = {abs_bits};\n"
+      "    float magnitude = a.f * 0x1p24f;\n"
+      "    uint32_t m = (uint32_t)magnitude;\n"
+      "    float fraction = magnitude - (float)m;\n"
+      "    if (fraction > 0.5f || (fraction == 0.5f && (m & 1u))) ++m;\n"
+      "    return (uint16_t)(sign | m);\n"
+      "  }\n"
+      "  uint32_t rounded = abs_bits + 0xfffu + ((abs_bits >> 13) & 1u);\n"
+      "  return (uint16_t)(sign | ((rounded - 0x38000000u) >> 13));\n"
+      "}\n");
+  add("uma_bf16_to_f32", {},
+      "static inline float uma_bf16_to_f32(uint16_t h) {\n"
+      "  union { uint32_t u; float f; } v = {(uint32_t)h << 16};\n"
+      "  return v.f;\n"
+      "}\n");
+  add("uma_f32_to_bf16", {},
+      "static inline uint16_t uma_f32_to_bf16(float value) {\n"
+      "  union { float f; uint32_t u; } v = {value};\n"
+      "  if ((v.u & 0x7fffffffu) > 0x7f800000u) return (uint16_t)((v.u >> 16) | 0x40u);\n"
+      "  return (uint16_t)((v.u + 0x7fffu + ((v.u >> 16) & 1u)) >> 16);\n"
+      "}\n");
+  // Values cast to f16/bf16 but kept in a float: rounded to the narrower format.
+  add("uma_round_f16", {"uma_f16_to_f32", "uma_f32_to_f16"},
+      "static inline float uma_round_f16(float x) { return uma_f16_to_f32(uma_f32_to_f16(x)); "
+      "}\n");
+  add("uma_round_bf16", {"uma_bf16_to_f32", "uma_f32_to_bf16"},
+      "static inline float uma_round_bf16(float x) { return uma_bf16_to_f32(uma_f32_to_bf16(x)); "
+      "}\n");
+  // Heap scratch: aligned to 64 bytes; aligned_alloc wants a size that is a multiple of it.
+  add("uma_alloc", {},
+      "static inline void* uma_alloc(size_t bytes) {\n"
+      "  size_t size = (bytes + 63) / 64 * 64;\n"
+      "  return aligned_alloc(64, size ? size : 64);\n"
+      "}\n");
+  return helpers;
+}
+
+const std::vector<Helper>& all_helpers() {
+  static const std::vector<Helper> helpers = make_helpers();
+  return helpers;
+}
+
+const Helper* find_helper(std::string_view name) {
+  for (const Helper& helper : all_helpers())
+    if (helper.name == name) return &helper;
+  return nullptr;
+}
+
+}  // namespace
+
+void HelperSet::use(std::string_view name) {
+  const Helper* helper = find_helper(name);
+  UMA_CHECK(helper != nullptr, "no C helper named {}", name);
+  if (!used_.insert(std::string(name)).second) return;
+  for (const std::string& callee : helper->calls) use(callee);
+}
+
+std::string HelperSet::definitions() const {
+  std::string text;
+  for (const Helper& helper : all_helpers())
+    if (used_.count(helper.name) != 0) text += helper.text;
+  return text;
+}
+
+}  // namespace uma::codegen

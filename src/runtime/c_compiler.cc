@@ -1,0 +1,281 @@
+// The C compiler driver: content-addressed objects, parallel compiles, spawned compilers.
+#include "uma/runtime/c_compiler.h"
+
+#include <fcntl.h>
+#include <spawn.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstdlib>
+#include <cstring>
+#include <filesystem>
+#include <optional>
+#include <sstream>
+#include <thread>
+
+#include "uma/support/file.h"
+#include "uma/support/hash.h"
+
+extern char** environ;
+
+namespace uma::runtime {
+namespace {
+
+namespace fs = std::filesystem;
+
+// The compiler's output kept in an error message.
+constexpr std::size_t kMaxOutput = 16 * 1024;
+
+struct ProcessResult {
+  int status = 0;      // as from waitpid
+  std::string output;  // stdout and stderr together
+};
+
+std::string describe_status(int status) {
+  if (WIFEXITED(status)) return fmt::format("exit status {}", WEXITSTATUS(status));
+  if (WIFSIGNALED(status)) return fmt::format("killed by signal {}", WTERMSIG(status));
+  return fmt::format("wait status {}", status);
+}
+
+// Runs argv[0] (found on PATH) with the arguments, its output captured, no shell involved.
+Expected<ProcessResult> run_process(const std::vector<std::string>& argv) {
+  int pipe_fds[2];
+  if (pipe2(pipe_fds, O_CLOEXEC) != 0)
+    return make_error("cannot create a pipe: {}", std::strerror(errno));
+  posix_spawn_file_actions_t actions;
+  posix_spawn_file_actions_init(&actions);
+  posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0);
+  posix_spawn_file_actions_adddup2(&actions, pipe_fds[1], 1);
+  posix_spawn_file_actions_adddup2(&actions, pipe_fds[1], 2);
+  std::vector<char*> args;
+  for (const std::string& arg : argv) args.push_back(const_cast<char*>(arg.c_str()));
+  args.push_back(nullptr);
+  pid_t pid = 0;
+  int spawn_error = posix_spawnp(&pid, args[0], &actions, nullptr, args.data(), environ);
+  posix_spawn_file_actions_destroy(&actions);
+  close(pipe_fds[1]);
+  if (spawn_error != 0) {
+    close(pipe_fds[0]);
+    return make_error("cannot run '{}': {}", argv[0], std::strerror(spawn_error));
+  }
+  ProcessResult result;
+  char buffer[4096];
+  for (;;) {
+    ssize_t n = read(pipe_fds[0], buffer, sizeof buffer);
+    if (n > 0) {
+      if (result.output.size() < kMaxOutput) result.output.append(buffer, static_cast<size_t>(n));
+      continue;
+    }
+    if (n < 0 && errno == EINTR) continue;
+    break;
+  }
+  close(pipe_fds[0]);
+  while (waitpid(pid, &result.status, 0) < 0) {
+    if (errno != EINTR)
+      return make_error("cannot wait for '{}': {}", argv[0], std::strerror(errno));
+  }
+  if (result.output.size() > kMaxOutput) {
+    result.output.resize(kMaxOutput);
+    result.output += "\n[output cut]";
+  }
+  return result;
+}
+
+std::vector<std::string> split_command(const std::string& command) {
+  std::vector<std::string> parts;
+  std::istringstream in(command);
+  for (std::string part; in >> part;) parts.push_back(part);
+  return parts;
+}
+
+// A file name part from a label: [A-Za-z0-9_-], at most 40 bytes.
+std::string file_stem(const std::string& name) {
+  std::string stem;
+  for (char c : name.substr(0, 40)) {
+    bool safe = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
+                c == '_' || c == '-';
+    stem += safe ? c : '_';
+  }
+  return stem.empty() ? "source" : stem;
+}
+
+// A temporary name next to `path`, unique in this process and across processes.
+std::string temporary_path(const std::string& path) {
+  static std::atomic<std::uint64_t> counter{0};
+  return fmt::format("{}.tmp-{}-{}", path, getpid(), counter++);
+}
+
+// Writes through a temporary file and a rename, so no reader sees a half-written file.
+Status write_atomically(const std::string& path, std::string_view contents) {
+  std::string temporary = temporary_path(path);
+  UMA_TRY(write_file(temporary, contents));
+  std::error_code error;
+  fs::rename(temporary, path, error);
+  if (error) {
+    fs::remove(temporary, error);
+    return make_error("{}: cannot write: {}", path, error.message());
+  }
+  return Status::success();
+}
+
+void append(std::vector<std::string>& to, const std::vector<std::string>& from) {
+  to.insert(to.end(), from.begin(), from.end());
+}
+
+std::string joined(const std::vector<std::string>& parts) {
+  std::string out;
+  for (const std::string& part : parts) out += part + '\0';
+  return out;
+}
+
+}  // namespace
+
+std::string default_cache_dir() {
+  if (const char* xdg = std::getenv("XDG_CACHE_HOME"); xdg && xdg[0] == '/')
+    return (fs::path(xdg) / "uma").string();
+  if (const char* home = std::getenv("HOME"); home && home[0] == '/')
+    return (fs::path(home) / ".cache" / "uma").string();
+  return (fs::temp_directory_path() / fmt::format("uma-cache-{}", getuid())).string();
+}
+
+CCompiler::CCompiler(CCompilerOptions options) : options_(std::move(options)) {
+  std::string command = options_.compiler;
+  if (command.empty()) {
+    const char* cc = std::getenv("CC");
+    command = cc && cc[0] ? cc : "cc";
+  }
+  compiler_ = split_command(command);
+  if (compiler_.empty()) compiler_ = {"cc"};
+  // Absolute, so that no path on a command line can start with '-' and read as a flag.
+  std::string dir = options_.cache_dir.empty() ? default_cache_dir() : options_.cache_dir;
+  std::error_code error;
+  fs::path absolute = fs::absolute(dir, error);
+  cache_dir_ = error ? dir : absolute.lexically_normal().string();
+}
+
+CCompilerStats CCompiler::stats() const {
+  return {compiled_.load(), cache_hits_.load(), linked_.load(), link_cache_hits_.load()};
+}
+
+const std::string& CCompiler::compiler_identity() {
+  std::call_once(identity_once_, [this] {
+    identity_ = joined(compiler_);
+    std::vector<std::string> argv = compiler_;
+    argv.push_back("--version");
+    auto version = run_process(argv);
+    if (version.ok() && version->status == 0) identity_ += version->output;
+  });
+  return identity_;
+}
+
+std::vector<std::string> CCompiler::compile_command() const {
+  std::vector<std::string> argv = compiler_;
+  append(argv, options_.compile_flags);
+  if (options_.openmp) argv.push_back("-fopenmp");
+  return argv;
+}
+
+Expected<std::string> CCompiler::compile_one(const CSourceFile& source) {
+  std::vector<std::string> command = compile_command();
+  std::string key =
+      ContentHash().add(compiler_identity()).add(joined(command)).add(source.code).hex();
+  std::string stem = (fs::path(cache_dir_) / (file_stem(source.name) + "-" + key)).string();
+  std::string c_path = stem + ".c", object = stem + ".o";
+  if (fs::exists(object)) {
+    ++cache_hits_;
+    return object;
+  }
+  UMA_TRY(write_atomically(c_path, source.code));
+  std::string temporary = temporary_path(object);
+  append(command, {"-c", c_path, "-o", temporary});
+  UMA_TRY_ASSIGN(ProcessResult result, run_process(command));
+  std::error_code error;
+  if (result.status != 0) {
+    fs::remove(temporary, error);
+    return make_error("C compiler failed on {} ({}):\n{}", c_path, describe_status(result.status),
+                      result.output);
+  }
+  fs::rename(temporary, object, error);
+  if (error) return make_error("{}: cannot write: {}", object, error.message());
+  ++compiled_;
+  return object;
+}
+
+Expected<std::vector<std::string>> CCompiler::compile(const std::vector<CSourceFile>& sources) {
+  std::error_code error;
+  fs::create_directories(cache_dir_, error);
+  if (error)
+    return make_error("{}: cannot create the cache folder: {}", cache_dir_, error.message());
+  compiler_identity();  // once, before the workers start
+
+  std::vector<std::optional<Expected<std::string>>> results(sources.size());
+  std::atomic<std::size_t> next{0};
+  auto work = [&] {
+    for (std::size_t k; (k = next++) < sources.size();) results[k] = compile_one(sources[k]);
+  };
+  unsigned jobs = options_.jobs ? options_.jobs : std::max(1u, std::thread::hardware_concurrency());
+  std::size_t workers = std::min<std::size_t>(jobs, sources.size());
+  std::vector<std::thread> threads;
+  for (std::size_t t = 1; t < workers; ++t) threads.emplace_back(work);
+  work();
+  for (std::thread& thread : threads) thread.join();
+
+  std::vector<std::string> objects;
+  for (auto& result : results) {
+    if (!result->ok()) return result->error();
+    objects.push_back(std::move(result->value()));
+  }
+  return objects;
+}
+
+Expected<std::string> CCompiler::link(const std::vector<std::string>& objects,
+                                      const std::string& output) {
+  std::vector<std::string> command = compiler_;
+  append(command, options_.link_flags);
+  if (options_.openmp) command.push_back("-fopenmp");
+  std::string library = output;
+  if (library.empty()) {
+    // Objects are named by their content, so their paths identify the library.
+    std::string key = ContentHash()
+                          .add(compiler_identity())
+                          .add(joined(command))
+                          .add(joined(objects))
+                          .add(joined(options_.libraries))
+                          .hex();
+    library = (fs::path(cache_dir_) / ("lib" + key + ".so")).string();
+    if (fs::exists(library)) {
+      ++link_cache_hits_;
+      return library;
+    }
+  } else {
+    std::error_code error;
+    fs::path absolute = fs::absolute(output, error);
+    if (!error) library = absolute.string();
+  }
+  std::string temporary = temporary_path(library);
+  append(command, {"-o", temporary});
+  append(command, objects);
+  append(command, options_.libraries);
+  UMA_TRY_ASSIGN(ProcessResult result, run_process(command));
+  std::error_code error;
+  if (result.status != 0) {
+    fs::remove(temporary, error);
+    return make_error("linking {} failed ({}):\n{}", library, describe_status(result.status),
+                      result.output);
+  }
+  // A rename gives the library a new file, so a process that loaded the old one keeps it.
+  fs::rename(temporary, library, error);
+  if (error) return make_error("{}: cannot write: {}", library, error.message());
+  ++linked_;
+  return library;
+}
+
+Expected<std::string> CCompiler::build_shared_library(const std::vector<CSourceFile>& sources,
+                                                      const std::string& output) {
+  if (sources.empty()) return make_error("no C sources to build a library from");
+  UMA_TRY_ASSIGN(std::vector<std::string> objects, compile(sources));
+  return link(objects, output);
+}
+
+}  // namespace uma::runtime

@@ -1,0 +1,168 @@
+// Tests of the C compiler driver and the library loader: the object cache (counted, not
+// timed), parallel builds, compiler errors that keep the generated file, file names that
+// no shell interprets, and clear errors for missing libraries and symbols.
+#include "uma/runtime/c_compiler.h"
+
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <string>
+
+#include "c_test_util.h"
+#include "uma/runtime/library.h"
+#include "uma/support/file.h"
+#include "uma/support/hash.h"
+
+namespace uma::runtime {
+namespace {
+
+namespace fs = std::filesystem;
+using testing_c::fresh_dir;
+
+CSourceFile function_source(const std::string& symbol, int value) {
+  return {symbol,
+          "#include <stdint.h>\n"
+          "int32_t " +
+              symbol +
+              "(void* const* args) {\n"
+              "  *(int32_t*)args[0] = " +
+              std::to_string(value) +
+              ";\n"
+              "  return 0;\n"
+              "}\n"};
+}
+
+std::int32_t call_int(const Library& library, const std::string& symbol) {
+  auto function = library.function(symbol);
+  EXPECT_TRUE(function.ok()) << function.error().message();
+  if (!function.ok()) return -1;
+  std::int32_t result = 0;
+  void* args[] = {&result};
+  EXPECT_EQ((*function)(args), 0);
+  return result;
+}
+
+TEST(CCompiler, SecondBuildHitsTheCache) {
+  std::string cache = fresh_dir("cache-test");
+  std::vector<CSourceFile> sources = {function_source("forty_two", 42)};
+  CCompiler compiler({.cache_dir = cache});
+  auto first = compiler.build_shared_library(sources);
+  ASSERT_TRUE(first.ok()) << first.error().message();
+  EXPECT_EQ(compiler.stats().compiled, 1u);
+  EXPECT_EQ(compiler.stats().cache_hits, 0u);
+  EXPECT_EQ(compiler.stats().linked, 1u);
+
+  auto second = compiler.build_shared_library(sources);
+  ASSERT_TRUE(second.ok()) << second.error().message();
+  EXPECT_EQ(*second, *first);
+  EXPECT_EQ(compiler.stats().compiled, 1u);
+  EXPECT_EQ(compiler.stats().cache_hits, 1u);
+  EXPECT_EQ(compiler.stats().link_cache_hits, 1u);
+
+  // Another compiler object (another process, say) finds the same cache; other flags miss.
+  CCompiler again({.cache_dir = cache});
+  ASSERT_TRUE(again.compile(sources).ok());
+  EXPECT_EQ(again.stats().cache_hits, 1u);
+  CCompiler other_flags({.compile_flags = {"-O1", "-fPIC", "-std=c11"}, .cache_dir = cache});
+  ASSERT_TRUE(other_flags.compile(sources).ok());
+  EXPECT_EQ(other_flags.stats().compiled, 1u);
+
+  auto library = Library::open(*first);
+  ASSERT_TRUE(library.ok()) << library.error().message();
+  EXPECT_EQ(call_int(*library, "forty_two"), 42);
+}
+
+TEST(CCompiler, CompilesSeveralFilesInParallel) {
+  std::vector<CSourceFile> sources;
+  for (int k = 0; k < 6; ++k) sources.push_back(function_source("f" + std::to_string(k), k * 10));
+  CCompiler compiler({.cache_dir = fresh_dir("parallel-test"), .jobs = 2});
+  std::string output = fs::path(fresh_dir("parallel-out")) / "model.so";
+  auto path = compiler.build_shared_library(sources, output);
+  ASSERT_TRUE(path.ok()) << path.error().message();
+  EXPECT_EQ(*path, output);
+  EXPECT_EQ(compiler.stats().compiled, 6u);
+  auto library = Library::open(*path);
+  ASSERT_TRUE(library.ok()) << library.error().message();
+  for (int k = 0; k < 6; ++k) EXPECT_EQ(call_int(*library, "f" + std::to_string(k)), k * 10);
+}
+
+TEST(CCompiler, CompilerErrorsKeepTheGeneratedFile) {
+  std::string cache = fresh_dir("error-test");
+  CCompiler compiler({.cache_dir = cache});
+  CSourceFile broken{"broken", "int f(void) { return undeclared_name; }\n"};
+  auto result = compiler.build_shared_library({function_source("fine", 1), broken});
+  ASSERT_FALSE(result.ok());
+  const std::string& message = result.error().message();
+  std::string prefix = "C compiler failed on " + cache + "/broken-";
+  ASSERT_EQ(message.rfind(prefix, 0), 0u) << message;
+  std::string path = message.substr(0, message.find(' ', prefix.size()));
+  path = path.substr(std::string("C compiler failed on ").size());
+  EXPECT_EQ(path.substr(path.size() - 2), ".c");
+  EXPECT_NE(message.find("(exit status 1):\n"), std::string::npos) << message;
+  EXPECT_NE(message.find("undeclared_name"), std::string::npos) << message;
+  auto kept = read_file(path);
+  ASSERT_TRUE(kept.ok()) << kept.error().message();
+  EXPECT_EQ(*kept, broken.code);
+}
+
+TEST(CCompiler, AMissingCompilerIsAClearError) {
+  CCompiler compiler({.compiler = "uma-no-such-cc", .cache_dir = fresh_dir("no-cc-test")});
+  auto result = compiler.build_shared_library({function_source("f", 1)});
+  ASSERT_FALSE(result.ok());
+  EXPECT_EQ(result.error().message(), "cannot run 'uma-no-such-cc': No such file or directory");
+}
+
+TEST(CCompiler, FileNamesAreNeverInterpretedByAShell) {
+  // A cache folder and a source name full of shell syntax, and a compiler command with an
+  // argument: the compile succeeds and creates nothing but its own files.
+  std::string root = fresh_dir("shell-test");
+  std::string cache = root + "/-dir with 'quotes' $(touch pwned) ; `touch pwned2`";
+  CCompiler compiler({.compiler = "cc -DVALUE=7", .cache_dir = cache});
+  CSourceFile source{"; touch pwned3 #",
+                     "#include <stdint.h>\n"
+                     "int32_t value(void* const* args) {\n"
+                     "  *(int32_t*)args[0] = VALUE;\n"
+                     "  return 0;\n"
+                     "}\n"};
+  auto path = compiler.build_shared_library({source});
+  ASSERT_TRUE(path.ok()) << path.error().message();
+  auto library = Library::open(*path);
+  ASSERT_TRUE(library.ok()) << library.error().message();
+  EXPECT_EQ(call_int(*library, "value"), 7);
+  for (const char* name : {"pwned", "pwned2", "pwned3"}) {
+    EXPECT_FALSE(fs::exists(fs::path(root) / name)) << name;
+    EXPECT_FALSE(fs::exists(fs::path(cache) / name)) << name;
+    EXPECT_FALSE(fs::exists(name)) << name;
+  }
+}
+
+TEST(Library, MissingFilesAndSymbolsAreClearErrors) {
+  std::string missing = fresh_dir("library-test") + "/none.so";
+  auto none = Library::open(missing);
+  ASSERT_FALSE(none.ok());
+  EXPECT_EQ(none.error().message().rfind("cannot load " + missing + ": ", 0), 0u)
+      << none.error().message();
+
+  CCompiler compiler({.cache_dir = fresh_dir("library-cache")});
+  auto path = compiler.build_shared_library({function_source("present", 3)});
+  ASSERT_TRUE(path.ok()) << path.error().message();
+  auto library = Library::open(*path);
+  ASSERT_TRUE(library.ok()) << library.error().message();
+  auto absent = library->function("absent");
+  ASSERT_FALSE(absent.ok());
+  EXPECT_EQ(absent.error().message(), "symbol 'absent' not found in " + *path);
+
+  // Moving keeps the library loaded; the moved-from object owns nothing.
+  Library moved = std::move(*library);
+  EXPECT_EQ(call_int(moved, "present"), 3);
+}
+
+TEST(ContentHash, SeparatesPartsAndIsStable) {
+  EXPECT_EQ(ContentHash().add("abc").hex(), ContentHash().add("abc").hex());
+  EXPECT_NE(ContentHash().add("ab").add("c").value(), ContentHash().add("a").add("bc").value());
+  EXPECT_NE(ContentHash().add("abc").value(), ContentHash().add("abd").value());
+  EXPECT_EQ(ContentHash().add("").hex().size(), 16u);
+}
+
+}  // namespace
+}  // namespace uma::runtime
