@@ -537,7 +537,7 @@ class Parser {
       }));
     }
     AttrMap attrs;
-    if (callee == nullptr && at(TokenKind::l_brace)) UMA_TRY(parse_attr_dict(attrs, op));
+    if (at(TokenKind::l_brace)) UMA_TRY(parse_attr_dict(attrs, op));
 
     std::vector<std::pair<Type, Position>> written;
     if (at(TokenKind::colon)) {
@@ -679,7 +679,7 @@ class Parser {
         return error_at(name_pos,
                         fmt::format("attribute '{}' is given twice", text::spell_name(name)));
       std::optional<AttrKind> kind;
-      if (op != nullptr) {
+      if (op != nullptr && !is_discardable_attr(name)) {
         const AttrDef* def = op->find_attr(name);
         if (def == nullptr)
           return error_at(name_pos, fmt::format("unknown attribute '{}' for op {}",

@@ -28,11 +28,10 @@ std::string format_float(T value) {
   return out;
 }
 
-// Calls carry their callee, not attributes; other nodes print the attributes that
-// differ from their op's defaults, which the parser fills back in.
+// Nodes print the attributes that differ from their op's defaults, which the parser fills
+// back in. (Calls have no schema; they carry only discardable attributes such as uma.target.)
 template <typename F>
 void for_each_printed_attr(const AttrMap& attrs, const OpDef* op, F&& f) {
-  if (op != nullptr && op->name == "call") return;
   for (const auto& [name, value] : attrs) {
     const AttrDef* def = op != nullptr ? op->find_attr(name) : nullptr;
     if (def != nullptr && def->default_value && attr_equal(value, *def->default_value)) continue;
