@@ -68,19 +68,20 @@ std::int64_t op_macs(const Node& node) {
 // summing it again per call would be exponential in the nesting depth.
 using FunctionCosts = std::unordered_map<const Function*, NodeCost>;
 
-NodeCost cost(const Node& node, FunctionCosts& callees) {
+// `callees` null: a call costs its results, as other nodes do, and not its callee.
+NodeCost cost(const Node& node, FunctionCosts* callees) {
   NodeCost total;
-  if (!node.is_op("call")) {
+  if (!node.is_op("call") || callees == nullptr) {
     total.macs = op_macs(node);
     for (std::size_t i = 0; i < node.num_results(); ++i)
       total.bytes = saturating_add(total.bytes, type_bytes(node.result(i)->type()));
   } else if (const Function* callee = node.callee()) {
-    auto it = callees.find(callee);
-    if (it == callees.end()) {
+    auto it = callees->find(callee);
+    if (it == callees->end()) {
       NodeCost inner;
       for (const auto& n : callee->nodes())
         if (!n->is_op("constant")) inner += cost(*n, callees);
-      it = callees.emplace(callee, inner).first;
+      it = callees->emplace(callee, inner).first;
     }
     total = it->second;
   }
@@ -100,7 +101,9 @@ std::int64_t saturating_add(std::int64_t a, std::int64_t b) {
 
 NodeCost node_cost(const Node& node) {
   FunctionCosts callees;
-  return cost(node, callees);
+  return cost(node, &callees);
 }
+
+NodeCost own_cost(const Node& node) { return cost(node, nullptr); }
 
 }  // namespace uma

@@ -159,7 +159,10 @@ void PartitionReport::begin(const Module& module, std::vector<std::string> targe
           record.region = callee->name();
         }
       }
-      NodeCost cost = node_cost(*node);
+      // A call of another host function: that function's nodes are recorded themselves.
+      const Function* callee = node->callee();
+      NodeCost cost =
+          callee != nullptr && is_host_function(*callee) ? own_cost(*node) : node_cost(*node);
       record.macs = cost.macs;
       record.bytes = cost.bytes;
       for (const Value* operand : node->operands()) {

@@ -393,6 +393,32 @@ func @m_test_elem_main_0(%x: tensor<4xf32>) -> (tensor<4xf32>) attributes {Compi
   EXPECT_EQ(summary[2].nodes, 1);
 }
 
+TEST(PartitionReport, ACallOfAnotherHostFunctionDoesNotCountItsNodesTwice) {
+  Context context;
+  auto module = parse(context, R"(
+func @main(%x: tensor<2x4xf32>) -> (tensor<2x3xf32>) {
+  %0 = call @helper(%x) : tensor<2x3xf32>
+  return %0
+}
+func @helper(%x: tensor<2x4xf32>) -> (tensor<2x3xf32>) {
+  %w = constant {value = @w} : tensor<3x4xf32>
+  %0 = nn.dense(%x, %w) : tensor<2x3xf32>
+  return %0
+}
+data @w : tensor<3x4xf32> = elided
+)");
+  ASSERT_NE(module, nullptr);
+  PartitionReport report;
+  report.begin(*module, {});
+  ASSERT_EQ(report.records().size(), 2u);
+  EXPECT_EQ(report.records()[0].function, "main");
+  EXPECT_EQ(report.records()[0].macs, 0);
+  EXPECT_EQ(report.records()[0].bytes, 24);
+  EXPECT_EQ(report.records()[1].function, "helper");
+  EXPECT_EQ(report.records()[1].macs, 2 * 3 * 4);
+  EXPECT_EQ(report.summary().back().macs, 2 * 3 * 4);
+}
+
 TEST(PartitionReport, JsonReplacesBytesThatAreNotUtf8) {
   Context context;
   auto module = parse(context, R"(

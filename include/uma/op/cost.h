@@ -21,6 +21,9 @@ struct NodeCost {
 // through the nodes that read them), plus the constants passed to it as arguments. Sums
 // saturate at INT64_MAX instead of overflowing.
 NodeCost node_cost(const Node& node);
+// The cost of `node` alone: a `call` costs its results and constant arguments, as other
+// nodes do, and nothing of its callee (whose nodes are counted where they are).
+NodeCost own_cost(const Node& node);
 
 // a + b, or INT64_MAX when that overflows: for totals of costs.
 std::int64_t saturating_add(std::int64_t a, std::int64_t b);
