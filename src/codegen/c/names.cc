@@ -109,11 +109,15 @@ bool is_math_variant(std::string_view name) {
   return false;
 }
 
+// The form of the standard headers' macros (NULL, INFINITY, INT8_MAX, M_PI): two or more
+// capitals and no lower-case letter. Tensor names like W1 or X stay as they are.
 bool is_all_capitals(std::string_view name) {
-  if (name.size() < 2) return false;
-  for (char c : name)
+  int capitals = 0;
+  for (char c : name) {
     if (is_lower(c)) return false;
-  return true;
+    if (c >= 'A' && c <= 'Z') ++capitals;
+  }
+  return capitals >= 2;
 }
 
 bool starts_with_ignoring_case(std::string_view name, std::string_view prefix) {
