@@ -202,7 +202,8 @@ class OptionsTest : public PassManagerTest {
       std::string targets = fmt::format("{}", fmt::join(options.get_list("targets"), "|"));
       std::string name =
           fmt::format("opt[{} {} {} {}]", size, merge, targets, options.get_string("mode", "none"));
-      return std::make_unique<ScriptedPass>(name, ScriptedPass::Action::kNothing, &log);
+      return std::unique_ptr<Pass>(
+          std::make_unique<ScriptedPass>(name, ScriptedPass::Action::kNothing, &log));
     };
     UMA_CHECK(registry.add("opt", "a pass with options", factory).ok());
   }
