@@ -105,6 +105,17 @@ TEST(CCompiler, CompilerErrorsKeepTheGeneratedFile) {
   EXPECT_EQ(*kept, broken.code);
 }
 
+TEST(CCompiler, LinkErrorsNameTheLibrary) {
+  std::string cache = fresh_dir("link-error-test");
+  CCompiler compiler({.libraries = {"-luma_no_such_library"}, .cache_dir = cache});
+  auto result = compiler.build_shared_library({function_source("f", 1)});
+  ASSERT_FALSE(result.ok());
+  const std::string& message = result.error().message();
+  EXPECT_EQ(message.rfind("linking " + cache + "/lib", 0), 0u) << message;
+  EXPECT_NE(message.find(".so failed (exit status 1):\n"), std::string::npos) << message;
+  EXPECT_NE(message.find("uma_no_such_library"), std::string::npos) << message;
+}
+
 TEST(CCompiler, AMissingCompilerIsAClearError) {
   CCompiler compiler({.compiler = "uma-no-such-cc", .cache_dir = fresh_dir("no-cc-test")});
   auto result = compiler.build_shared_library({function_source("f", 1)});
