@@ -1,6 +1,14 @@
 // Pooling over 1 to 3 spatial dimensions of (N, C, spatial...) data: nn.max_pool1d/2d/3d,
-// nn.avg_pool1d/2d/3d, and nn.global_max_pool / nn.global_avg_pool over every spatial
-// dimension (kept as size 1). One rank-generic inference rule and kernel serves each kind.
+// nn.max_pool1d/2d/3d_with_indices, nn.avg_pool1d/2d/3d, and nn.global_max_pool /
+// nn.global_avg_pool over every spatial dimension (kept as size 1). One rank-generic inference
+// rule and kernel serves each kind.
+//
+// nn.max_poolNd_with_indices also gives, as a second (i64) result, where each maximum came
+// from, as ONNX MaxPool's Indices output defines it: an index into data flattened, padding not
+// counted, (n * C + c) * S + s for an element at offset s of a plane of S spatial elements.
+// Within the plane, storage_order 0 numbers the elements row-major (the last dimension
+// fastest), 1 column-major (the first fastest). The first maximum in the window's row-major
+// order wins, or its first NaN; a window with no element inside the data gives -1.
 //
 // `padding` has 2 * rank values, all the begins then all the ends (ONNX's `pads` order).
 // Padding never takes part in a maximum; an average counts it (as zeros) only with
@@ -27,7 +35,9 @@ using nn::inside_range;
 using nn::Range;
 using nn::Window3;
 
-enum class Pool { Max, Avg };
+enum class Pool { Max, MaxWithIndices, Avg };
+
+bool is_max(Pool pool) { return pool != Pool::Avg; }
 
 // The larger of two values, or NaN if either is one (numpy's maximum).
 double max_or_nan(double a, double b) { return std::isnan(a) || a > b ? a : b; }
@@ -42,12 +52,12 @@ Status check_data(const std::vector<Type>& inputs, std::size_t rank, Pool pool) 
   if (rank != 0 && data.rank() != rank + 2)
     return make_error("data must have rank {} (NC{}), got {}", rank + 2, nn::spatial_letters(rank),
                       to_string(Type(data)));
-  if (pool == Pool::Max && (data.dtype == DType::i8 || data.dtype == DType::u8))
+  if (is_max(pool) && (data.dtype == DType::i8 || data.dtype == DType::u8))
     return Status::success();
   if (!is_float(data.dtype))
     return make_error(
         "data is {}, but only {} are supported", dtype_name(data.dtype),
-        pool == Pool::Max ? "f32, f16, bf16, i8 and u8" : "floating-point types (f32, f16, bf16)");
+        is_max(pool) ? "f32, f16, bf16, i8 and u8" : "floating-point types (f32, f16, bf16)");
   return Status::success();
 }
 
@@ -66,9 +76,10 @@ Expected<std::vector<Type>> infer_pool(Pool pool, std::size_t rank, const std::v
   UMA_TRY(nn::check_ints_attr(attrs, "pool_size", rank, "", 1));
   UMA_TRY(nn::check_ints_attr(attrs, "strides", rank, "", 1));
   UMA_TRY(nn::check_ints_attr(attrs, "padding", 2 * rank, nn::padding_meaning(rank), 0));
-  if (pool == Pool::Max) UMA_TRY(nn::check_ints_attr(attrs, "dilation", rank, "", 1));
+  if (is_max(pool)) UMA_TRY(nn::check_ints_attr(attrs, "dilation", rank, "", 1));
   UMA_TRY(check_flag(attrs, "ceil_mode"));
   if (pool == Pool::Avg) UMA_TRY(check_flag(attrs, "count_include_pad"));
+  if (pool == Pool::MaxWithIndices) UMA_TRY(check_flag(attrs, "storage_order"));
 
   const TensorType& data = inputs[0].tensor();
   const auto& pool_size = attrs.get_ints("pool_size");
@@ -83,14 +94,29 @@ Expected<std::vector<Type>> infer_pool(Pool pool, std::size_t rank, const std::v
           "attribute 'padding' is {}, but the {} padding {}+{} is not smaller than "
           "the pool size {}",
           format_ints(padding), what, padding[i], padding[rank + i], pool_size[i]);
-    std::int64_t dilation = pool == Pool::Max ? attrs.get_ints("dilation")[i] : 1;
+    std::int64_t dilation = is_max(pool) ? attrs.get_ints("dilation")[i] : 1;
     UMA_TRY_ASSIGN(std::int64_t size,
                    nn::window_output_size(what, data.shape[2 + i], padding[i], padding[rank + i],
                                           pool_size[i], dilation, strides[i], ceil_mode));
     result.shape.push_back(size);
   }
   UMA_TRY(check_result_type(result));
+  if (pool == Pool::MaxWithIndices)
+    return std::vector<Type>{result, TensorType{DType::i64, result.shape}};
   return std::vector<Type>{result};
+}
+
+// Whether v takes the place of `max` as a window's maximum: it is larger, or the first NaN.
+bool beats(double v, double max) { return v > max || (std::isnan(v) && !std::isnan(max)); }
+
+// The position in storage_order of the element at row-major offset `offset` of a plane of
+// (depth, height, width) elements: the offset itself for row-major (0), or the position with
+// the first dimension fastest for column-major (1).
+std::int64_t in_storage_order(std::int64_t offset, const Window3& win, bool column_major) {
+  if (!column_major) return offset;
+  const std::int64_t depth = win[0].input, height = win[1].input, width = win[2].input;
+  const std::int64_t x = offset % width, y = offset / width % height, z = offset / width / height;
+  return z + (y + x * height) * depth;
 }
 
 // out[n][c][p] = the maximum, or the average, of data[n][c][p * stride - pad + k * dilation]
@@ -105,12 +131,13 @@ Expected<std::vector<TensorPtr>> pool_kernel(Pool pool, const std::vector<Tensor
   const auto& padding = attrs.get_ints("padding");
   const Window3 win = nn::make_window(
       ds, out_type.shape, attrs.get_ints("pool_size"), attrs.get_ints("strides"), padding,
-      pool == Pool::Max ? attrs.get_ints("dilation") : std::vector<std::int64_t>{});
+      is_max(pool) ? attrs.get_ints("dilation") : std::vector<std::int64_t>{});
   // The padded input's size along each of the three axes (missing leading axes unpadded).
   std::array<std::int64_t, 3> padded;
   for (std::size_t i = 0; i < 3; ++i) padded[i] = win[i].input;
   for (std::size_t i = 0; i < rank; ++i) padded[3 - rank + i] += padding[i] + padding[rank + i];
   const bool count_pad = pool == Pool::Avg && attrs.get_int("count_include_pad") == 1;
+  const bool column_major = pool == Pool::MaxWithIndices && attrs.get_int("storage_order") == 1;
   // The taps of the window at position p along axis i that land inside the padded input
   // (averages have no dilation).
   auto padded_taps = [&](std::size_t i, std::int64_t p) {
@@ -124,6 +151,8 @@ Expected<std::vector<TensorPtr>> pool_kernel(Pool pool, const std::vector<Tensor
   const auto& [d, h, w] = win;
   std::vector<double> out(static_cast<std::size_t>(out_type.num_elements()));
   double* dst = out.data();
+  // The flattened index of each maximum (with_indices only).
+  std::vector<std::int64_t> indices;
   for (std::int64_t plane = 0; plane < planes; ++plane) {
     const float* src = data.data() + plane * in_plane;
     for (std::int64_t z = 0; z < d.output; ++z) {
@@ -137,19 +166,24 @@ Expected<std::vector<TensorPtr>> pool_kernel(Pool pool, const std::vector<Tensor
           std::int64_t x_start = x * w.stride - w.pad_before;
           Range kxs = inside_range(w.kernel, w.input, w.dilation, x_start);
           double max = -std::numeric_limits<double>::infinity(), sum = 0.0;
+          std::int64_t best = -1;  // the maximum's row-major offset in the plane
           for (std::int64_t kz = kzs.begin; kz < kzs.end; ++kz) {
             for (std::int64_t ky = kys.begin; ky < kys.end; ++ky) {
-              const float* row =
-                  src +
+              const std::int64_t row =
                   ((z_start + kz * d.dilation) * h.input + y_start + ky * h.dilation) * w.input;
               for (std::int64_t kx = kxs.begin; kx < kxs.end; ++kx) {
-                double v = row[x_start + kx * w.dilation];
+                const std::int64_t offset = row + x_start + kx * w.dilation;
+                double v = src[offset];
+                if (best < 0 || beats(v, max)) best = offset;
                 max = max_or_nan(max, v);
                 sum += v;
               }
             }
           }
-          if (pool == Pool::Max) {
+          if (pool == Pool::MaxWithIndices)
+            indices.push_back(
+                best < 0 ? -1 : plane * in_plane + in_storage_order(best, win, column_major));
+          if (is_max(pool)) {
             *dst = max;
             continue;
           }
@@ -161,7 +195,13 @@ Expected<std::vector<TensorPtr>> pool_kernel(Pool pool, const std::vector<Tensor
       }
     }
   }
-  return std::vector<TensorPtr>{nn::from_doubles(out, out_type)};
+  std::vector<TensorPtr> results{nn::from_doubles(out, out_type)};
+  if (pool == Pool::MaxWithIndices) {
+    auto positions = std::make_shared<Tensor>(result_types[1].tensor());
+    std::copy(indices.begin(), indices.end(), positions->data<std::int64_t>());
+    results.push_back(std::move(positions));
+  }
+  return results;
 }
 
 // ---- nn.global_max_pool, nn.global_avg_pool ----
@@ -202,18 +242,20 @@ void register_pool_ops(OpRegistry& registry) {
     std::string name = def.name;
     UMA_CHECK(registry.add(std::move(def)).ok(), "op {} registered twice", name);
   };
-  for (Pool pool : {Pool::Max, Pool::Avg}) {
-    const char* kind = pool == Pool::Max ? "max" : "avg";
+  for (Pool pool : {Pool::Max, Pool::MaxWithIndices, Pool::Avg}) {
     for (std::size_t rank = 1; rank <= 3; ++rank) {
       std::vector<AttrDef> attrs = {{"pool_size", AttrKind::Ints, std::nullopt},
                                     {"strides", AttrKind::Ints, Ints(rank, 1)},
                                     {"padding", AttrKind::Ints, Ints(2 * rank, 0)},
                                     {"ceil_mode", AttrKind::Int, std::int64_t{0}}};
-      if (pool == Pool::Max)
+      if (is_max(pool))
         attrs.push_back({"dilation", AttrKind::Ints, Ints(rank, 1)});
       else
         attrs.push_back({"count_include_pad", AttrKind::Int, std::int64_t{0}});
-      add({.name = fmt::format("nn.{}_pool{}d", kind, rank),
+      if (pool == Pool::MaxWithIndices)
+        attrs.push_back({"storage_order", AttrKind::Int, std::int64_t{0}});
+      add({.name = fmt::format("nn.{}_pool{}d{}", is_max(pool) ? "max" : "avg", rank,
+                               pool == Pool::MaxWithIndices ? "_with_indices" : ""),
            .min_inputs = 1,
            .max_inputs = 1,
            .attrs = std::move(attrs),
@@ -225,7 +267,9 @@ void register_pool_ops(OpRegistry& registry) {
                  return pool_kernel(pool, inputs, a, types);
                }});
     }
-    add({.name = fmt::format("nn.global_{}_pool", kind),
+  }
+  for (Pool pool : {Pool::Max, Pool::Avg}) {
+    add({.name = fmt::format("nn.global_{}_pool", pool == Pool::Max ? "max" : "avg"),
          .min_inputs = 1,
          .max_inputs = 1,
          .infer = [pool](const std::vector<Type>& inputs,

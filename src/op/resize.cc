@@ -1,5 +1,6 @@
-// image.resize: nearest-neighbour and (multi)linear resizing of the spatial dimensions of an
-// (N, C, spatial...) tensor, with ONNX Resize's coordinate mappings and rounding modes.
+// image.resize: nearest-neighbour, (multi)linear and (multi)cubic resizing of the spatial
+// dimensions of an (N, C, spatial...) tensor, with ONNX Resize's coordinate mappings, rounding
+// modes and cubic options.
 //
 // Attributes:
 //   size      output spatial sizes, one per spatial dimension.
@@ -7,7 +8,7 @@
 //             size / input size. ONNX maps coordinates with the given scale, which differs
 //             from size / input when the size was rounded down (input 4, scale 0.6 gives size
 //             2, but coordinates still divide by 0.6).
-//   method    "nearest" or "linear".
+//   method    "nearest", "linear" or "cubic".
 //   coordinate_transformation_mode
 //             how output coordinate x maps to input coordinate x' in one dimension (input
 //             length in, output length out = in * scale, not rounded):
@@ -16,13 +17,28 @@
 //               align_corners         x' = x * (in - 1) / (out - 1), or 0 when out is 1
 //               asymmetric            x' = x / scale
 //               tf_half_pixel_for_nn  x' = (x + 0.5) / scale
+//               tf_crop_and_resize    x' = start * (in - 1) + x * (end - start) * (in - 1) /
+//                                     (out - 1), or (start + end) / 2 * (in - 1) when out is 1,
+//                                     with [start, end] the dimension's region of interest
 //   nearest_mode
 //             how "nearest" rounds x': round_prefer_floor, round_prefer_ceil (round to the
 //             nearest integer, halves going down or up), floor or ceil.
+//   cubic_coeff_a
+//             the a of the cubic convolution kernel (Keys 1981): -0.75 as in PyTorch, -0.5 as
+//             in TensorFlow.
+//   exclude_outside
+//             1: cubic weights of elements outside the input become 0, and the others are
+//             scaled to sum to 1.
+//   roi       tf_crop_and_resize's region of interest, [start..., end...] with one start and
+//             one end per spatial dimension, in units of the input's extent (0 first element,
+//             1 last); [] for other modes.
+//   extrapolation_value
+//             the output wherever tf_crop_and_resize's x' falls outside [0, in - 1].
 //
-// Indices outside the input clamp to its edge, for both methods. "linear" interpolates
-// between the two input elements around x' in each spatial dimension (bilinear for 2, and
-// so on) and needs a floating-point dtype; "nearest" copies elements and takes any dtype.
+// Indices outside the input clamp to its edge (as ONNX's reference pads it by repeating the
+// edge). "linear" interpolates between the two input elements around x' in each spatial
+// dimension, "cubic" among the four (bicubic for 2 spatial dimensions); both need a
+// floating-point dtype. "nearest" copies elements and takes any dtype.
 #include <fmt/ranges.h>
 
 #include <algorithm>
@@ -39,8 +55,10 @@ namespace {
 
 using Ints = std::vector<std::int64_t>;
 
-constexpr std::array<const char*, 5> kCoordinateModes = {
-    "half_pixel", "pytorch_half_pixel", "align_corners", "asymmetric", "tf_half_pixel_for_nn"};
+constexpr std::array<const char*, 3> kMethods = {"nearest", "linear", "cubic"};
+constexpr std::array<const char*, 6> kCoordinateModes = {
+    "half_pixel", "pytorch_half_pixel",   "align_corners",
+    "asymmetric", "tf_half_pixel_for_nn", "tf_crop_and_resize"};
 constexpr std::array<const char*, 4> kNearestModes = {"round_prefer_floor", "round_prefer_ceil",
                                                       "floor", "ceil"};
 
@@ -52,6 +70,25 @@ Status check_choice(const AttrMap& attrs, const char* name,
     if (value == choice) return Status::success();
   return make_error("attribute '{}' is \"{}\", but must be one of {}", name, value,
                     fmt::join(choices, ", "));
+}
+
+// roi holds a start and an end per spatial dimension under tf_crop_and_resize, else nothing.
+Status check_roi(const AttrMap& attrs, std::size_t spatial) {
+  const std::vector<double>& roi = attrs.get_floats("roi");
+  if (attrs.get_string("coordinate_transformation_mode") != "tf_crop_and_resize") {
+    if (!roi.empty())
+      return make_error("attribute 'roi' is given, but only tf_crop_and_resize uses it");
+    return Status::success();
+  }
+  if (roi.size() != 2 * spatial)
+    return make_error(
+        "attribute 'roi' has {} value(s), but tf_crop_and_resize needs a start and an end for "
+        "each of the {} spatial dimension(s)",
+        roi.size(), spatial);
+  for (double r : roi)
+    if (!std::isfinite(r))
+      return make_error("attribute 'roi' must be finite, got [{}]", fmt::join(roi, ", "));
+  return Status::success();
 }
 
 Expected<std::vector<Type>> infer_resize(const std::vector<Type>& inputs, const AttrMap& attrs) {
@@ -77,14 +114,20 @@ Expected<std::vector<Type>> infer_resize(const std::vector<Type>& inputs, const 
       return make_error("attribute 'scales' must be positive and finite, got [{}]",
                         fmt::join(scales, ", "));
 
-  const std::string& method = attrs.get_string("method");
-  if (method != "nearest" && method != "linear")
-    return make_error("attribute 'method' is \"{}\", but must be nearest or linear", method);
+  UMA_TRY(check_choice(attrs, "method", kMethods));
   UMA_TRY(check_choice(attrs, "coordinate_transformation_mode", kCoordinateModes));
   UMA_TRY(check_choice(attrs, "nearest_mode", kNearestModes));
-  if (method == "linear" && !is_float(data.dtype))
-    return make_error("data is {}, but method linear needs a floating-point type (f32, f16, bf16)",
-                      dtype_name(data.dtype));
+  UMA_TRY(check_roi(attrs, spatial));
+  if (!std::isfinite(attrs.get_float("cubic_coeff_a")))
+    return make_error("attribute 'cubic_coeff_a' must be finite, got {}",
+                      attrs.get_float("cubic_coeff_a"));
+  std::int64_t exclude_outside = attrs.get_int("exclude_outside");
+  if (exclude_outside != 0 && exclude_outside != 1)
+    return make_error("attribute 'exclude_outside' must be 0 or 1, got {}", exclude_outside);
+  const std::string& method = attrs.get_string("method");
+  if (method != "nearest" && !is_float(data.dtype))
+    return make_error("data is {}, but method {} needs a floating-point type (f32, f16, bf16)",
+                      dtype_name(data.dtype), method);
   for (std::size_t d = 0; d < spatial; ++d)
     if (data.shape[2 + d] == 0 && size[d] != 0)
       return make_error("data dimension {} is empty, so it cannot be resized to {}", 2 + d,
@@ -102,18 +145,25 @@ struct AxisMapping {
   double scale;       // the given scale, or out / in
   double out_length;  // in * scale: not rounded, as ONNX uses it
   const std::string* mode;
+  double roi_start = 0, roi_end = 1;  // tf_crop_and_resize's region of interest
 
-  // The input coordinate x' of output coordinate x, clamped to [-1, in] (every x' beyond
-  // that clamps to the same elements), so that it converts to an integer safely.
+  // The input coordinate x' of output coordinate x. Every mode but tf_crop_and_resize clamps
+  // it to [-1, in] (every x' beyond that clamps to the same elements), so that it converts to
+  // an integer safely; tf_crop_and_resize's x' outside [0, in - 1] is never read.
   double source(std::int64_t x) const {
     const double xf = static_cast<double>(x);
+    const double last = static_cast<double>(in - 1);
+    if (*mode == "tf_crop_and_resize") {
+      if (out_length == 1) return (roi_start + roi_end) / 2 * last;
+      return roi_start * last + xf * (roi_end - roi_start) * last / (out_length - 1);
+    }
     double s;
     if (*mode == "half_pixel") {
       s = (xf + 0.5) / scale - 0.5;
     } else if (*mode == "pytorch_half_pixel") {
       s = out_length > 1 ? (xf + 0.5) / scale - 0.5 : 0.0;
     } else if (*mode == "align_corners") {
-      s = out_length == 1 ? 0.0 : xf * static_cast<double>(in - 1) / (out_length - 1);
+      s = out_length == 1 ? 0.0 : xf * last / (out_length - 1);
     } else if (*mode == "asymmetric") {
       s = xf / scale;
     } else {  // tf_half_pixel_for_nn
@@ -122,22 +172,35 @@ struct AxisMapping {
     return std::clamp(s, -1.0, static_cast<double>(in));
   }
 
+  // Whether the output at x' is tf_crop_and_resize's extrapolation value (NaN counts too).
+  bool extrapolates(double s) const {
+    return *mode == "tf_crop_and_resize" && !(s >= 0 && s <= static_cast<double>(in - 1));
+  }
+
   std::int64_t clamp_index(std::int64_t i) const { return std::clamp<std::int64_t>(i, 0, in - 1); }
 };
 
 std::vector<AxisMapping> axis_mappings(const Shape& in_shape, const AttrMap& attrs) {
   const Ints& size = attrs.get_ints("size");
   const std::vector<double>& scales = attrs.get_floats("scales");
+  const std::vector<double>& roi = attrs.get_floats("roi");
   const std::string& mode = attrs.get_string("coordinate_transformation_mode");
   std::vector<AxisMapping> mappings;
   for (std::size_t d = 0; d < size.size(); ++d) {
     std::int64_t in = in_shape[2 + d];
     double out = static_cast<double>(size[d]);
     double scale = scales.empty() ? out / static_cast<double>(in) : scales[d];
-    mappings.push_back({in, scale, scales.empty() ? out : static_cast<double>(in) * scale, &mode});
+    AxisMapping mapping{in, scale, scales.empty() ? out : static_cast<double>(in) * scale, &mode};
+    if (!roi.empty()) {
+      mapping.roi_start = roi[d];
+      mapping.roi_end = roi[size.size() + d];
+    }
+    mappings.push_back(mapping);
   }
   return mappings;
 }
+
+// ---- nearest ----
 
 // ONNX's rounding of a nearest-neighbour coordinate; integers stay as they are.
 std::int64_t round_nearest(double x, const std::string& mode) {
@@ -151,18 +214,25 @@ std::int64_t round_nearest(double x, const std::string& mode) {
   return down + 1;  // ceil
 }
 
-// Copies, for each output element, the input element its nearest-neighbour source names.
-// Bytes are copied, so every dtype works.
+// Copies, for each output element, the input element its nearest-neighbour source names, or
+// writes the extrapolation value. Bytes are copied, so every dtype works.
 void resize_nearest(const Tensor& data, const std::vector<AxisMapping>& mappings,
-                    const std::string& rounding, Tensor& out) {
+                    const AttrMap& attrs, Tensor& out) {
+  const std::string& rounding = attrs.get_string("nearest_mode");
   const Shape& in_shape = data.shape();
   const Shape& out_shape = out.shape();
   const std::size_t spatial = in_shape.size() - 2;
-  // nearest[d][x]: the input index that output coordinate x of dimension d copies.
+  // nearest[d][x]: the input index that output coordinate x of dimension d copies, or -1
+  // where it extrapolates.
   std::vector<Ints> nearest(spatial);
-  for (std::size_t d = 0; d < spatial; ++d)
-    for (std::int64_t x = 0; x < out_shape[2 + d]; ++x)
-      nearest[d].push_back(mappings[d].clamp_index(round_nearest(mappings[d].source(x), rounding)));
+  for (std::size_t d = 0; d < spatial; ++d) {
+    for (std::int64_t x = 0; x < out_shape[2 + d]; ++x) {
+      double source = mappings[d].source(x);
+      nearest[d].push_back(mappings[d].extrapolates(source)
+                               ? -1
+                               : mappings[d].clamp_index(round_nearest(source, rounding)));
+    }
+  }
 
   // The tensors are planes (one per n, c) of row-major spatial elements.
   const std::int64_t planes = out_shape[0] * out_shape[1];
@@ -174,23 +244,81 @@ void resize_nearest(const Tensor& data, const std::vector<AxisMapping>& mappings
   for (std::int64_t p = 0; p < planes; ++p) {
     for (std::int64_t s = 0; s < out_plane_size; ++s) {
       std::int64_t offset = p * in_plane_size;
+      bool extrapolated = false;
       std::int64_t rest = s;  // s in the mixed radix of the output's spatial dimensions
       for (std::size_t d = spatial; d-- > 0;) {
-        offset += nearest[d][rest % out_shape[2 + d]] * in_strides[d];
+        std::int64_t index = nearest[d][rest % out_shape[2 + d]];
+        extrapolated |= index < 0;
+        offset += index * in_strides[d];
         rest /= out_shape[2 + d];
       }
-      std::memcpy(out.bytes().data() + (p * out_plane_size + s) * bytes,
-                  data.bytes().data() + offset * bytes, static_cast<std::size_t>(bytes));
+      const std::int64_t at = p * out_plane_size + s;
+      if (extrapolated)
+        out.set(at, attrs.get_float("extrapolation_value"));
+      else
+        std::memcpy(out.bytes().data() + at * bytes, data.bytes().data() + offset * bytes,
+                    static_cast<std::size_t>(bytes));
     }
   }
 }
 
-// Multilinear interpolation factors into one linear interpolation per spatial dimension,
-// done one dimension at a time on doubles: linear in the output size, where a sum over the
-// 2^spatial corners of each output element's box would not be. Shrinking dimensions go
-// first, so no intermediate is larger than the input or the output.
-void resize_linear(const Tensor& data, const std::vector<AxisMapping>& mappings, Tensor& out) {
+// ---- linear and cubic ----
+
+// One input element that an output coordinate reads, and its weight.
+struct Tap {
+  std::int64_t index;
+  double weight;
+};
+
+// The weights of the input elements floor(x') - 1 .. floor(x') + 2 around x' = floor(x') + t
+// in cubic convolution with coefficient a: Keys' kernel of each element's distance from x'
+// (written as ONNX's reference cubic_coeffs writes it).
+std::array<double, 4> cubic_weights(double t, double a) {
+  auto near = [a](double d) { return ((a + 2) * d - (a + 3)) * d * d + 1; };       // |d| <= 1
+  auto far = [a](double d) { return ((a * d - 5 * a) * d + 8 * a) * d - 4 * a; };  // 1 < |d| < 2
+  return {far(t + 1), near(t), near(1 - t), far((1 - t) + 1)};
+}
+
+// The taps of input coordinate x' of one dimension, indices clamped to the input's edge; none
+// where tf_crop_and_resize extrapolates. Taps of weight 0 are left out, so that an x' right on
+// an input element copies it, even beside an infinity.
+std::vector<Tap> taps_at(const AxisMapping& mapping, double source, const AttrMap& attrs) {
+  if (mapping.extrapolates(source)) return {};
+  const double lower = std::floor(source);
+  const double t = source - lower;
+  const auto first = static_cast<std::int64_t>(lower);
+  std::vector<Tap> taps;
+  if (attrs.get_string("method") == "linear") {
+    taps = {{first, 1 - t}, {first + 1, t}};
+  } else {
+    std::array<double, 4> weights = cubic_weights(t, attrs.get_float("cubic_coeff_a"));
+    for (std::int64_t k = 0; k < 4; ++k) taps.push_back({first - 1 + k, weights[k]});
+    if (attrs.get_int("exclude_outside") == 1) {
+      double sum = 0;
+      for (Tap& tap : taps) {
+        if (tap.index < 0 || tap.index >= mapping.in) tap.weight = 0;
+        sum += tap.weight;
+      }
+      if (sum != 0)
+        for (Tap& tap : taps) tap.weight /= sum;
+    }
+  }
+  std::vector<Tap> kept;
+  for (const Tap& tap : taps)
+    if (tap.weight != 0) kept.push_back({mapping.clamp_index(tap.index), tap.weight});
+  return kept;
+}
+
+// Multilinear and multicubic interpolation are separable: one weighted sum per spatial
+// dimension, done one dimension at a time on doubles, which is linear in the output size
+// where a sum over every tap of each output element's box would not be. Shrinking dimensions
+// go first, so no intermediate is larger than the input or the output. An output that one
+// dimension extrapolates holds the extrapolation value, which later sums keep (their weights
+// add up to 1), as in ONNX's reference.
+void resize_separable(const Tensor& data, const std::vector<AxisMapping>& mappings,
+                      const AttrMap& attrs, Tensor& out) {
   const Shape& out_shape = out.shape();
+  const double extrapolation = attrs.get_float("extrapolation_value");
   std::vector<double> values(static_cast<std::size_t>(data.num_elements()));
   for (std::int64_t i = 0; i < data.num_elements(); ++i) values[i] = data.get(i);
   Shape shape = data.shape();
@@ -205,16 +333,12 @@ void resize_linear(const Tensor& data, const std::vector<AxisMapping>& mappings,
     const std::int64_t in = shape[axis], out_length = out_shape[axis];
     std::vector<double> next(static_cast<std::size_t>(outer * out_length * inner));
     for (std::int64_t x = 0; x < out_length; ++x) {
-      // Between input elements i and i + 1, at fraction t of the way. At t == 0 the result is
-      // element i itself, even when its neighbour is infinite.
-      const double source = mappings[d].source(x);
-      const double t = source - std::floor(source);
-      const auto i = static_cast<std::int64_t>(std::floor(source));
-      const std::int64_t lo = mappings[d].clamp_index(i), hi = mappings[d].clamp_index(i + 1);
+      const std::vector<Tap> taps = taps_at(mappings[d], mappings[d].source(x), attrs);
       for (std::int64_t o = 0; o < outer; ++o) {
         for (std::int64_t k = 0; k < inner; ++k) {
-          double a = values[(o * in + lo) * inner + k], b = values[(o * in + hi) * inner + k];
-          next[(o * out_length + x) * inner + k] = t == 0 ? a : (1 - t) * a + t * b;
+          double sum = taps.empty() ? extrapolation : 0.0;
+          for (const Tap& tap : taps) sum += tap.weight * values[(o * in + tap.index) * inner + k];
+          next[(o * out_length + x) * inner + k] = sum;
         }
       }
     }
@@ -231,9 +355,9 @@ Expected<std::vector<TensorPtr>> resize_kernel(const std::vector<TensorPtr>& inp
   auto out = std::make_shared<Tensor>(result_types[0].tensor());
   const std::vector<AxisMapping> mappings = axis_mappings(data.shape(), attrs);
   if (attrs.get_string("method") == "nearest")
-    resize_nearest(data, mappings, attrs.get_string("nearest_mode"), *out);
+    resize_nearest(data, mappings, attrs, *out);
   else
-    resize_linear(data, mappings, *out);
+    resize_separable(data, mappings, attrs, *out);
   return std::vector<TensorPtr>{std::move(out)};
 }
 
@@ -248,7 +372,11 @@ void register_resize_ops(OpRegistry& registry) {
                 {"scales", AttrKind::Floats, std::vector<double>{}},
                 {"method", AttrKind::String, std::string("nearest")},
                 {"coordinate_transformation_mode", AttrKind::String, std::string("half_pixel")},
-                {"nearest_mode", AttrKind::String, std::string("round_prefer_floor")}},
+                {"nearest_mode", AttrKind::String, std::string("round_prefer_floor")},
+                {"cubic_coeff_a", AttrKind::Float, -0.75},
+                {"exclude_outside", AttrKind::Int, std::int64_t{0}},
+                {"roi", AttrKind::Floats, std::vector<double>{}},
+                {"extrapolation_value", AttrKind::Float, 0.0}},
       .infer = infer_resize,
       .kernel = resize_kernel};
   UMA_CHECK(registry.add(std::move(resize)).ok(), "op image.resize registered twice");

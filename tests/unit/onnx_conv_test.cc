@@ -375,6 +375,30 @@ TEST_F(OnnxConvTest, MaxPool) {
             "= [2], strides = [2]} : tensor<1x1x3xu8> loc(\"n\")\n");
 }
 
+TEST_F(OnnxConvTest, MaxPoolIndices) {
+  OnnxModel model("MaxPool", 8);
+  model.input("x", DType::f32, {1, 1, 2, 3})
+      .output("y")
+      .output("i")
+      .ints_attr("kernel_shape", {2, 2})
+      .int_attr("storage_order", 1);
+  EXPECT_EQ(nodes(model),
+            "%y:2 = nn.max_pool2d_with_indices(%x) {pool_size = [2, 2], storage_order = 1} : "
+            "tensor<1x1x1x2xf32>, tensor<1x1x1x2xi64> loc(\"n\")\n");
+  // Column-major in the 2x3 plane: (row, column) is row + 2 * column.
+  std::vector<TensorPtr> outputs = run(model, {f32({1, 1, 2, 3}, {1, 9, 2, 3, 4, 8})});
+  ASSERT_EQ(outputs.size(), 2u);
+  EXPECT_EQ(values_of(*outputs[0]), (Values{9, 9}));
+  EXPECT_EQ(values_of(*outputs[1]), (Values{2, 2}));
+  // Without Indices, the plain pool.
+  OnnxModel plain("MaxPool", 12);
+  plain.input("x", DType::f32, {1, 1, 2, 3})
+      .output("y")
+      .skip_output()
+      .ints_attr("kernel_shape", {2, 2});
+  EXPECT_EQ(ops(plain), (Names{"nn.max_pool2d"}));
+}
+
 TEST_F(OnnxConvTest, AveragePool) {
   OnnxModel model("AveragePool", 7);
   model.input("x", DType::f32, {1, 1, 4})
@@ -407,13 +431,13 @@ TEST_F(OnnxConvTest, GlobalPools) {
 }
 
 TEST_F(OnnxConvTest, PoolErrors) {
-  OnnxModel indices("MaxPool", 12);
+  OnnxModel indices("MaxPool", 7);
   indices.input("x", DType::f32, {1, 1, 4, 4})
       .output("y")
       .output("i")
       .ints_attr("kernel_shape", {2, 2});
   EXPECT_EQ(import_error(indices),
-            "m.onnx: node 'n' (MaxPool): output 1 ('Indices') is not supported");
+            "m.onnx: node 'n' (MaxPool): output 1 ('Indices') exists only from opset 8");
   OnnxModel no_kernel("AveragePool", 11);
   no_kernel.input("x", DType::f32, {1, 1, 4, 4}).output("y");
   EXPECT_EQ(import_error(no_kernel),

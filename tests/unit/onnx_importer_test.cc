@@ -165,16 +165,16 @@ TEST(OnnxImporterTest, ConstantNodeErrors) {
 
 TEST(OnnxImporterTest, OpsetErrors) {
   {
-    OnnxGraph g(6);
+    OnnxGraph g(0);
     EXPECT_EQ(import_error(g),
-              "model.onnx: opset 6 of the default ONNX domain is not supported (uma supports "
-              "opsets 7 to 17)");
+              "model.onnx: opset 0 of the default ONNX domain is not supported (uma supports "
+              "opsets 1 to 17)");
   }
   {
     OnnxGraph g(18);
     EXPECT_EQ(import_error(g),
               "model.onnx: opset 18 of the default ONNX domain is not supported (uma supports "
-              "opsets 7 to 17)");
+              "opsets 1 to 17)");
   }
   {
     OnnxGraph g;

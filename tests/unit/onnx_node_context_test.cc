@@ -134,11 +134,12 @@ TEST_F(NodeContextTest, EmittedNodesAreNamedAfterTheOnnxNode) {
 
 TEST(ConverterTableTest, FindsAndListsConverters) {
   ConverterTable table;
-  table.add("B",
+  table.add("B", 1,
             [](NodeContext&) -> Expected<std::vector<Value*>> { return std::vector<Value*>{}; });
-  table.add("A",
+  table.add("A", 7,
             [](NodeContext&) -> Expected<std::vector<Value*>> { return std::vector<Value*>{}; });
-  EXPECT_NE(table.find("A"), nullptr);
+  ASSERT_NE(table.find("A"), nullptr);
+  EXPECT_EQ(table.find("A")->since, 7);
   EXPECT_EQ(table.find("C"), nullptr);
   EXPECT_EQ(table.op_types(), (std::vector<std::string>{"A", "B"}));
 }

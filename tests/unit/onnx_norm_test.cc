@@ -83,6 +83,61 @@ TEST_F(OnnxNormTest, BatchNormalizationCastsMixedParameters) {
   EXPECT_EQ(values_of(*y[0]), (Values{1, 5}));
 }
 
+// Training mode normalizes with the batch's statistics over N and the spatial dimensions:
+// channel 0 holds 1, 3, 5, 7 (mean 4, variance 5), channel 1 holds 0, 0, 0, 8 (mean 2,
+// variance 12); with epsilon 4 the deviations are 3 and 4.
+TEST_F(OnnxNormTest, BatchNormalizationTrainingMode) {
+  auto x = f32({2, 2, 2}, {1, 3, 0, 0, 5, 7, 0, 8});
+  OnnxModel model("BatchNormalization", 14);
+  model.input("x", DType::f32, {2, 2, 2})
+      .constant("s", *f32({2}, {1, 2}))
+      .constant("b", *f32({2}, {0, 1}))
+      .constant("m", *f32({2}, {0, 10}))
+      .constant("v", *f32({2}, {1, 1}))
+      .output("y")
+      .output("running_mean")
+      .output("running_var")
+      .attr("epsilon", 4)
+      .attr("momentum", 0.5)
+      .int_attr("training_mode", 1);
+  std::vector<TensorPtr> outputs = run(model, {x});
+  ASSERT_EQ(outputs.size(), 3u);
+  // (x - 4) / 3 * 1 + 0 and (x - 2) / 4 * 2 + 1.
+  expect_near(values_of(*outputs[0]), {-1, -1.0 / 3, 0, 0, 1.0 / 3, 1, 0, 4});
+  // input * 0.5 + batch * 0.5, with the population variance.
+  EXPECT_EQ(values_of(*outputs[1]), (Values{2, 6}));
+  EXPECT_EQ(values_of(*outputs[2]), (Values{3, 6.5}));
+
+  // Y alone still uses the batch's statistics; from 15 the statistics may be f32 beside an
+  // f16 X, and the running ones keep their dtype. Momentum defaults to 0.9.
+  OnnxModel mixed("BatchNormalization", 15);
+  mixed.input("x", DType::f16, {2, 2, 2})
+      .constant("s", *f32({2}, {1, 2}))
+      .constant("b", *f32({2}, {0, 1}))
+      .constant("m", *f32({2}, {0, 10}))
+      .constant("v", *f32({2}, {1, 1}))
+      .output("y")
+      .output("running_mean")
+      .attr("epsilon", 4)
+      .int_attr("training_mode", 1);
+  outputs = run(mixed, {make_tensor(DType::f16, {2, 2, 2}, {1, 3, 0, 0, 5, 7, 0, 8})});
+  ASSERT_EQ(outputs.size(), 2u);
+  EXPECT_EQ(outputs[0]->dtype(), DType::f16);
+  expect_near(values_of(*outputs[0]), {-1, -1.0 / 3, 0, 0, 1.0 / 3, 1, 0, 4}, 1e-3);
+  EXPECT_EQ(outputs[1]->dtype(), DType::f32);
+  expect_near(values_of(*outputs[1]), {0.4, 9.2});
+  OnnxModel y_only("BatchNormalization", 14);
+  y_only.input("x", DType::f32, {2, 2, 2})
+      .constant("s", *f32({2}, {1, 2}))
+      .constant("b", *f32({2}, {0, 1}))
+      .constant("m", *f32({2}, {0, 10}))
+      .constant("v", *f32({2}, {1, 1}))
+      .output("y")
+      .attr("epsilon", 4)
+      .int_attr("training_mode", 1);
+  expect_near(run1(y_only, {x}), {-1, -1.0 / 3, 0, 0, 1.0 / 3, 1, 0, 4});
+}
+
 TEST_F(OnnxNormTest, BatchNormalizationErrors) {
   OnnxModel spatial = batch_norm(7);
   spatial.output("y").int_attr("spatial", 0);
@@ -90,16 +145,28 @@ TEST_F(OnnxNormTest, BatchNormalizationErrors) {
             "m.onnx: node 'n' (BatchNormalization): attribute 'spatial' is 0; only 1 (statistics "
             "per channel) is supported");
   OnnxModel training = batch_norm(14);
-  training.output("y").int_attr("training_mode", 1);
+  training.output("y").int_attr("training_mode", 2);
   EXPECT_EQ(import_error(training),
-            "m.onnx: node 'n' (BatchNormalization): attribute 'training_mode' is 1; only "
-            "inference (0) is supported");
+            "m.onnx: node 'n' (BatchNormalization): attribute 'training_mode' must be 0 or 1, got "
+            "2");
+  OnnxModel inference = batch_norm(15);
+  inference.output("y").output("mean");
+  EXPECT_EQ(import_error(inference),
+            "m.onnx: node 'n' (BatchNormalization): output 1 ('mean') is not supported: the "
+            "running statistics exist only in training mode (training_mode = 1)");
   OnnxModel statistics = batch_norm(9);
   statistics.output("y").skip_output().output("var");
   EXPECT_EQ(import_error(statistics),
-            "m.onnx: node 'n' (BatchNormalization): output 2 ('var') is not supported: "
-            "BatchNormalization's statistics outputs exist only in training mode, and only "
-            "inference is supported");
+            "m.onnx: node 'n' (BatchNormalization): output 2 ('var') is not supported: before "
+            "opset 14 they mean training, which uma supports from opset 14 on (attribute "
+            "training_mode)");
+  OnnxModel no_channels("BatchNormalization", 14);
+  no_channels.input("x", DType::f32, {2});
+  for (const char* name : {"s", "b", "m", "v"}) no_channels.input(name, DType::f32, {2});
+  no_channels.output("y").int_attr("training_mode", 1);
+  EXPECT_EQ(import_error(no_channels),
+            "m.onnx: node 'n' (BatchNormalization): input 0 ('X') is tensor<2xf32>, but must have "
+            "a channel dimension (rank 2 or more)");
   OnnxModel missing("BatchNormalization", 9);
   missing.input("x", DType::f32, {1, 2, 2}).input("s", DType::f32, {2}).output("y");
   EXPECT_EQ(import_error(missing),
@@ -259,6 +326,50 @@ TEST_F(OnnxNormTest, ResizeWithSizesOfALowRankTensor) {
   EXPECT_EQ(run1(model, {f32({2, 2}, {1, 2, 3, 4})}), (Values{1, 1, 2, 2, 1, 1, 2, 2, 3, 3, 4, 4}));
 }
 
+// Cubic and tf_crop_and_resize; the numbers are ONNX's reference's, as in resize_ops_test.cc
+// (interpolate_nd of onnx 1.12's onnx/backend/test/case/node/resize.py).
+TEST_F(OnnxNormTest, ResizeCubicAndCropAndResize) {
+  OnnxModel cubic("Resize", 11);
+  cubic.input("x", DType::f32, {1, 1, 1, 4})
+      .constant("roi", *f32({0}, {}))
+      .constant("scales", *f32({0}, {}))
+      .constant("sizes", *i64s({1, 1, 1, 6}))
+      .output("y")
+      .string_attr("mode", "cubic")
+      .attr("cubic_coeff_a", -0.5)
+      .int_attr("exclude_outside", 1);
+  EXPECT_EQ(text(cubic),
+            "func @main(%x: tensor<1x1x1x4xf32>) -> (tensor<1x1x1x6xf32>) {\n"
+            "  %y = image.resize(%x) {cubic_coeff_a = -0.5, exclude_outside = 1, method = "
+            "\"cubic\", size = [1, 6]} : tensor<1x1x1x6xf32> loc(\"n\")\n"
+            "  return %y\n}\n");
+  expect_near(run1(cubic, {f32({1, 1, 1, 4}, {0, 1, 4, 9})}),
+              {-0.06578947368421037, 0.29411764705882354, 1.3611111111111156, 3.3611111111111116,
+               6.8235294117647065, 9.328947368421053});
+
+  // A rank-2 X: the region of interest covers both of its dimensions.
+  OnnxModel crop("Resize", 13);
+  crop.input("x", DType::f32, {3, 3})
+      .constant("roi", *f32({4}, {0.2, -0.1, 0.9, 0.7}))
+      .skip()
+      .constant("sizes", *i64s({3, 3}))
+      .output("y")
+      .string_attr("mode", "linear")
+      .string_attr("coordinate_transformation_mode", "tf_crop_and_resize")
+      .attr("extrapolation_value", -7);
+  EXPECT_EQ(text(crop),
+            "func @main(%x: tensor<3x3xf32>) -> (tensor<3x3xf32>) {\n"
+            "  %0 = reshape(%x) {newshape = [1, 1, 3, 3]} : tensor<1x1x3x3xf32> loc(\"n\")\n"
+            "  %1 = image.resize(%0) {coordinate_transformation_mode = \"tf_crop_and_resize\", "
+            "extrapolation_value = -7.0, method = \"linear\", roi = [0.20000000298023224, "
+            "-0.10000000149011612, 0.8999999761581421, 0.699999988079071], size = [3, 3]} : "
+            "tensor<1x1x3x3xf32> loc(\"n\")\n"
+            "  %y = reshape(%1) {newshape = [3, 3]} : tensor<3x3xf32> loc(\"n\")\n"
+            "  return %y\n}\n");
+  expect_near(run1(crop, {f32({3, 3}, {1, 2, 0, 4, 3, 5, -1, 6, 2})}),
+              {-7, 2.32, 2.24, -7, 3.38, 3.86, -7, 3.24, 4.28}, 1e-5);
+}
+
 TEST_F(OnnxNormTest, ResizeBeforeOpset11IsAsymmetric) {
   // Growing dimensions round down, shrinking ones up (ONNX Runtime's rule for opset 10).
   OnnxModel grow("Resize", 10);
@@ -324,12 +435,39 @@ TEST_F(OnnxNormTest, ResizeErrors) {
         .string_attr(attr, value);
     return model;
   };
-  EXPECT_EQ(import_error(resize("mode", "cubic")),
+  EXPECT_EQ(import_error(resize("mode", "area")),
+            "m.onnx: node 'n' (Resize): mode 'area' is not supported (only nearest, linear and "
+            "cubic are)");
+  OnnxModel cubic_10("Resize", 10);
+  cubic_10.input("x", DType::f32, {1, 1, 2, 2})
+      .constant("scales", *f32({4}, {1, 1, 2, 2}))
+      .output("y")
+      .string_attr("mode", "cubic");
+  EXPECT_EQ(import_error(cubic_10),
             "m.onnx: node 'n' (Resize): mode 'cubic' is not supported (only nearest and linear "
             "are)");
   EXPECT_EQ(import_error(resize("coordinate_transformation_mode", "tf_crop_and_resize")),
-            "m.onnx: node 'n' (Resize): coordinate_transformation_mode 'tf_crop_and_resize' (a "
-            "region of interest) is not supported");
+            "m.onnx: node 'n' (Resize): input 1 ('roi') is missing");
+  auto crop = [](const Tensor& roi) {
+    OnnxModel model("Resize", 13);
+    model.input("x", DType::f32, {1, 2, 2, 2})
+        .constant("roi", roi)
+        .constant("scales", *f32({4}, {1, 1, 2, 2}))
+        .output("y")
+        .string_attr("coordinate_transformation_mode", "tf_crop_and_resize");
+    return model;
+  };
+  EXPECT_EQ(import_error(crop(*f32({4}, {0, 0, 1, 1}))),
+            "m.onnx: node 'n' (Resize): input 1 ('roi') has shape 4, but tf_crop_and_resize needs "
+            "a start and an end for each dimension of X (rank 4)");
+  EXPECT_EQ(import_error(crop(*i64s({0, 0, 0, 0, 1, 1, 1, 1}))),
+            "m.onnx: node 'n' (Resize): input 1 ('roi') is i64, but must be floating-point");
+  // The region of interest of C (2 elements) must be all of it; N has one element, which any
+  // region maps to itself.
+  EXPECT_EQ(import_error(crop(*f32({8}, {0, 0, 0, 0, 1, 0.5, 1, 1}))),
+            "m.onnx: node 'n' (Resize): resizing dimension 1 (N or C) is not supported, only "
+            "dimensions 2 and up");
+  EXPECT_EQ(import_error(crop(*f32({8}, {0.3, 0, 0, 0, 0.6, 1, 1, 1}))), "(no error)");
   EXPECT_EQ(import_error(resize("nearest_mode", "nearest")),
             "m.onnx: node 'n' (Resize): image.resize: attribute 'nearest_mode' is \"nearest\", "
             "but must be one of round_prefer_floor, round_prefer_ceil, floor, ceil");

@@ -1,7 +1,8 @@
-// Unit tests of the pooling ops: nn.max_pool1d/2d/3d, nn.avg_pool1d/2d/3d and the global
-// pools. Kernels are checked against hand-computed values (ONNX's examples among them) and
-// against the definition evaluated per output element over an explicitly padded copy of the
-// input (the kernel instead clips each window to the input); every inference error exactly.
+// Unit tests of the pooling ops: nn.max_pool1d/2d/3d, their _with_indices forms,
+// nn.avg_pool1d/2d/3d and the global pools. Kernels are checked against hand-computed values
+// (ONNX's examples among them) and against the definition evaluated per output element over an
+// explicitly padded copy of the input (the kernel instead clips each window to the input); every
+// inference error exactly.
 #include <cmath>
 #include <limits>
 #include <random>
@@ -237,6 +238,83 @@ TEST_F(PoolOpsTest, DtypesAndNaN) {
   EXPECT_EQ(maxima[1], 2);
   EXPECT_TRUE(std::isnan(maxima[2]));
   EXPECT_TRUE(std::isnan(values_of(*run1("nn.global_max_pool", {holes}))[0]));
+}
+
+// Indices as ONNX MaxPool's second output numbers them: flattened over N, C and the plane,
+// the plane row-major (storage_order 0) or column-major (1).
+TEST_F(PoolOpsTest, MaxPoolWithIndices) {
+  AttrMap schema = make_attrs({{"pool_size", Ints{2, 2}}});
+  ASSERT_TRUE(op("nn.max_pool2d_with_indices").normalize_attrs(schema).ok());
+  EXPECT_EQ(schema.get_int("storage_order"), 0);
+  EXPECT_EQ(schema.get_ints("dilation"), (Ints{1, 1}));
+  EXPECT_EQ(
+      infer("nn.max_pool3d_with_indices", {tensor({2, 3, 4, 5, 6}, DType::u8)},
+            make_attrs({{"pool_size", Ints{2, 2, 2}}})),
+      (std::vector<Type>{tensor({2, 3, 3, 4, 5}, DType::u8), tensor({2, 3, 3, 4, 5}, DType::i64)}));
+  EXPECT_EQ(error("nn.max_pool1d_with_indices", {tensor({1, 1, 4})},
+                  make_attrs({{"pool_size", Ints{2}}, {"storage_order", std::int64_t{2}}})),
+            "attribute 'storage_order' must be 0 or 1, got 2");
+
+  auto indices = [&](const char* name, TensorPtr data, AttrMap attrs) {
+    std::vector<TensorPtr> results = run(name, {std::move(data)}, std::move(attrs));
+    EXPECT_EQ(results.size(), 2u);
+    if (results.size() != 2) return Values{};
+    EXPECT_EQ(results[1]->dtype(), DType::i64);
+    EXPECT_EQ(results[1]->shape(), results[0]->shape());
+    return values_of(*results[1]);
+  };
+  // ONNX's examples (test_maxpool_with_argmax_2d_precomputed_pads and _strides).
+  Values ramp(25);
+  for (std::size_t i = 0; i < ramp.size(); ++i) ramp[i] = static_cast<double>(i + 1);
+  auto x = f32({1, 1, 5, 5}, ramp);
+  EXPECT_EQ(indices("nn.max_pool2d_with_indices", x,
+                    make_attrs({{"pool_size", Ints{5, 5}}, {"padding", Ints{2, 2, 2, 2}}})),
+            (Values{12, 13, 14, 14, 14, 17, 18, 19, 19, 19, 22, 23, 24,
+                    24, 24, 22, 23, 24, 24, 24, 22, 23, 24, 24, 24}));
+  EXPECT_EQ(indices("nn.max_pool2d_with_indices", x,
+                    make_attrs({{"pool_size", Ints{2, 2}},
+                                {"strides", Ints{2, 2}},
+                                {"storage_order", std::int64_t{1}}})),
+            (Values{6, 16, 8, 18}));
+  // Each (n, c) plane starts at its offset in the flattened data, in either order.
+  auto planes = f32({2, 2, 1, 2}, {1, 2, 4, 3, 5, 6, 8, 7});
+  for (std::int64_t order : {0, 1})
+    EXPECT_EQ(indices("nn.max_pool2d_with_indices", planes,
+                      make_attrs({{"pool_size", Ints{1, 2}}, {"storage_order", order}})),
+              (Values{1, 2, 5, 6}));
+  // 3-D, one window over a 2x3x4 plane: column-major numbers (z, y, x) as z + 2y + 6x.
+  Values cube(24, 0);
+  auto at = [&](std::size_t z, std::size_t y, std::size_t x_) { return (z * 3 + y) * 4 + x_; };
+  cube[at(1, 2, 0)] = 5;
+  AttrMap whole = make_attrs({{"pool_size", Ints{2, 3, 4}}});
+  EXPECT_EQ(indices("nn.max_pool3d_with_indices", f32({1, 1, 2, 3, 4}, cube), whole), Values{20});
+  whole.set("storage_order", std::int64_t{1});
+  EXPECT_EQ(indices("nn.max_pool3d_with_indices", f32({1, 1, 2, 3, 4}, cube), whole), Values{5});
+  cube[at(0, 1, 3)] = 9;
+  EXPECT_EQ(indices("nn.max_pool3d_with_indices", f32({1, 1, 2, 3, 4}, cube), whole), Values{20});
+  // Dilation and padding: the windows take elements -1 (padding), 1, 3; then 0, 2, 4; then
+  // 1, 3, 5 (padding).
+  auto line = f32({1, 1, 5}, {7, 1, 0, 2, 9});
+  EXPECT_EQ(
+      indices("nn.max_pool1d_with_indices", line,
+              make_attrs({{"pool_size", Ints{3}}, {"dilation", Ints{2}}, {"padding", Ints{1, 1}}})),
+      (Values{3, 4, 3}));
+  // Ties go to the first maximum, NaN to the first NaN, and a window of -inf to its first
+  // element; a window with no element inside the data (taps at -1 and 1 of one element)
+  // has none.
+  double nan = std::nan(""), inf = std::numeric_limits<double>::infinity();
+  AttrMap pairs = make_attrs({{"pool_size", Ints{2}}});
+  EXPECT_EQ(indices("nn.max_pool1d_with_indices", f32({1, 1, 3}, {5, 5, 5}), pairs),
+            (Values{0, 1}));
+  EXPECT_EQ(indices("nn.max_pool1d_with_indices", f32({1, 1, 4}, {1, nan, nan, 2}), pairs),
+            (Values{1, 1, 2}));
+  EXPECT_EQ(indices("nn.max_pool1d_with_indices", f32({1, 1, 2}, {-inf, -inf}), pairs), Values{0});
+  EXPECT_EQ(
+      indices("nn.max_pool1d_with_indices", f32({1, 1, 1}, {3}),
+              make_attrs({{"pool_size", Ints{2}}, {"dilation", Ints{2}}, {"padding", Ints{1, 1}}})),
+      Values{-1});
+  auto bytes = make_tensor(DType::u8, {1, 1, 3}, {3, 250, 7});
+  EXPECT_EQ(indices("nn.max_pool1d_with_indices", bytes, pairs), (Values{1, 1}));
 }
 
 TEST_F(PoolOpsTest, GlobalPools) {

@@ -1,7 +1,8 @@
 // Unit tests of image.resize: its schema, every inference error exactly, and the kernel on
-// hand-computed cases (ONNX's Resize examples among them) and against a multilinear
+// hand-computed cases (ONNX's Resize examples among them), against a multilinear
 // interpolation written here as a sum over the corners of each output element's box (the
-// kernel interpolates one dimension at a time).
+// kernel interpolates one dimension at a time), and, for cubic and tf_crop_and_resize, against
+// numbers from ONNX's reference implementation.
 #include <cmath>
 #include <limits>
 
@@ -45,6 +46,10 @@ TEST_F(ResizeOpsTest, Schema) {
   EXPECT_EQ(attrs.get_string("method"), "nearest");
   EXPECT_EQ(attrs.get_string("coordinate_transformation_mode"), "half_pixel");
   EXPECT_EQ(attrs.get_string("nearest_mode"), "round_prefer_floor");
+  EXPECT_EQ(attrs.get_float("cubic_coeff_a"), -0.75);
+  EXPECT_EQ(attrs.get_int("exclude_outside"), 0);
+  EXPECT_EQ(attrs.get_floats("roi"), Floats{});
+  EXPECT_EQ(attrs.get_float("extrapolation_value"), 0.0);
   EXPECT_FALSE(resize.elementwise);
 }
 
@@ -82,12 +87,32 @@ TEST_F(ResizeOpsTest, InferenceErrors) {
       "attribute 'scales' must be positive and finite, got [inf, 2]");
   EXPECT_EQ(resize_error(make_attrs({{"scales", Floats{std::nan(""), 2}}})),
             "attribute 'scales' must be positive and finite, got [nan, 2]");
-  EXPECT_EQ(resize_error(make_attrs({{"method", std::string("cubic")}})),
-            "attribute 'method' is \"cubic\", but must be nearest or linear");
+  EXPECT_EQ(resize_error(make_attrs({{"method", std::string("bicubic")}})),
+            "attribute 'method' is \"bicubic\", but must be one of nearest, linear, cubic");
+  EXPECT_EQ(resize_error(make_attrs({{"coordinate_transformation_mode", std::string("crop")}})),
+            "attribute 'coordinate_transformation_mode' is \"crop\", but must be one of "
+            "half_pixel, pytorch_half_pixel, align_corners, asymmetric, tf_half_pixel_for_nn, "
+            "tf_crop_and_resize");
+  const Attribute crop = std::string("tf_crop_and_resize");
+  EXPECT_EQ(resize_error(make_attrs({{"coordinate_transformation_mode", crop}})),
+            "attribute 'roi' has 0 value(s), but tf_crop_and_resize needs a start and an end for "
+            "each of the 2 spatial dimension(s)");
   EXPECT_EQ(resize_error(make_attrs(
-                {{"coordinate_transformation_mode", std::string("tf_crop_and_resize")}})),
-            "attribute 'coordinate_transformation_mode' is \"tf_crop_and_resize\", but must be one "
-            "of half_pixel, pytorch_half_pixel, align_corners, asymmetric, tf_half_pixel_for_nn");
+                {{"coordinate_transformation_mode", crop}, {"roi", Floats{0, 0, 1, 1, 1, 1}}})),
+            "attribute 'roi' has 6 value(s), but tf_crop_and_resize needs a start and an end for "
+            "each of the 2 spatial dimension(s)");
+  EXPECT_EQ(resize_error(make_attrs({{"coordinate_transformation_mode", crop},
+                                     {"roi", Floats{0, std::nan(""), 1, 1}}})),
+            "attribute 'roi' must be finite, got [0, nan, 1, 1]");
+  EXPECT_EQ(resize_error(make_attrs({{"roi", Floats{0, 0, 1, 1}}})),
+            "attribute 'roi' is given, but only tf_crop_and_resize uses it");
+  EXPECT_EQ(resize_error(make_attrs({{"cubic_coeff_a", -std::numeric_limits<double>::infinity()}})),
+            "attribute 'cubic_coeff_a' must be finite, got -inf");
+  EXPECT_EQ(resize_error(make_attrs({{"exclude_outside", std::int64_t{2}}})),
+            "attribute 'exclude_outside' must be 0 or 1, got 2");
+  EXPECT_EQ(error("image.resize", {tensor({1, 3, 4, 4}, DType::u8)},
+                  make_attrs({{"size", Ints{8, 8}}, {"method", std::string("cubic")}})),
+            "data is u8, but method cubic needs a floating-point type (f32, f16, bf16)");
   EXPECT_EQ(resize_error(make_attrs({{"nearest_mode", std::string("round")}})),
             "attribute 'nearest_mode' is \"round\", but must be one of round_prefer_floor, "
             "round_prefer_ceil, floor, ceil");
@@ -236,6 +261,85 @@ TEST_F(ResizeOpsTest, TrilinearMatchesTheCornerSum) {
       }
     }
   }
+}
+
+// Cubic resizing against ONNX's reference: the expected numbers were computed once with
+// interpolate_nd and cubic_coeffs of onnx 1.12's onnx/backend/test/case/node/resize.py, e.g.
+//   interpolate_nd(np.array([[[0, 1, 4, 9]]], dtype=np.float64), cubic_coeffs,
+//                  output_size=[1, 1, 6], coordinate_transformation_mode="half_pixel")
+// (scale_factors=[1, 1, 0.6] for the given scale, lambda r: cubic_coeffs(r, A=-0.5) and
+// exclude_outside=True for the options).
+TEST_F(ResizeOpsTest, CubicMatchesOnnxReference) {
+  auto line = f32({1, 1, 4}, {0, 1, 4, 9});
+  auto cubic = [&](Ints size, std::string mode, Floats scales = {}, double a = -0.75,
+                   std::int64_t exclude_outside = 0) {
+    return values_of(*run1("image.resize", {line},
+                           make_attrs({{"size", size},
+                                       {"scales", scales},
+                                       {"method", std::string("cubic")},
+                                       {"coordinate_transformation_mode", mode},
+                                       {"cubic_coeff_a", a},
+                                       {"exclude_outside", exclude_outside}})));
+  };
+  const Values half_pixel = {-0.08680555555555536, 0.21875, 1.4305555555555476,
+                             3.1527777777777755,   6.78125, 9.43402777777778};
+  expect_near(cubic({6}, "half_pixel"), half_pixel);
+  expect_near(cubic({6}, "pytorch_half_pixel"), half_pixel);
+  expect_near(cubic({6}, "align_corners"), {0, 0.288, 1.504, 3.016, 6.264, 9});
+  expect_near(cubic({6}, "asymmetric"),
+              {0, 0.35185185185185164, 1.7777777777777795, 4, 7.592592592592592, 9.55555555555555});
+  // Scale 0.6 gives size 2, but coordinates divide by 0.6 (and align_corners by 2.4 - 1).
+  expect_near(cubic({2}, "half_pixel", {0.6}), {0.14814814814814548, 4});
+  expect_near(cubic({2}, "align_corners", {0.6}), {0, 4.841107871720121});
+  expect_near(cubic({6}, "half_pixel", {}, -0.5), {-0.05787037037037024, 0.3125, 1.361111111111117,
+                                                   3.3611111111111085, 6.6875, 9.289351851851848});
+  // exclude_outside: the weights of elements before 0 and after 3 go to the others.
+  expect_near(cubic({6}, "half_pixel", {}, -0.5, 1),
+              {-0.06578947368421037, 0.29411764705882354, 1.3611111111111156, 3.3611111111111116,
+               6.8235294117647065, 9.328947368421053});
+
+  // Bicubic, one dimension shrinking and the other growing.
+  auto square = f32({1, 1, 3, 3}, {1, 2, 0, 4, 3, 5, -1, 6, 2});
+  expect_near(
+      values_of(*run1("image.resize", {square},
+                      make_attrs({{"size", Ints{2, 4}}, {"method", std::string("cubic")}}))),
+      {1.8364028930664062, 2.122364044189453, 1.8321533203125, 1.1749153137207031,
+       -0.12901687622070312, 3.7861404418945312, 5.016780853271484, 2.676025390625});
+}
+
+// tf_crop_and_resize against ONNX's reference (interpolate_nd with roi and
+// extrapolation_value=-7 of the same resize.py), on the 3x3 square above resized to 3x3 within
+// roi [0, 0, 0.2, -0.1, 1, 1, 0.9, 0.7]: rows at x' = 0.4, 1.1, 1.8 and columns at
+// x' = -0.2 (outside, so the whole column is -7), 0.6, 1.4.
+TEST_F(ResizeOpsTest, CropAndResizeMatchesOnnxReference) {
+  auto square = f32({1, 1, 3, 3}, {1, 2, 0, 4, 3, 5, -1, 6, 2});
+  auto crop = [&](std::string method, Ints size, Floats roi) {
+    return values_of(
+        *run1("image.resize", {square},
+              make_attrs({{"size", size},
+                          {"method", method},
+                          {"coordinate_transformation_mode", std::string("tf_crop_and_resize")},
+                          {"roi", roi},
+                          {"extrapolation_value", -7.0}})));
+  };
+  const Floats roi = {0.2, -0.1, 0.9, 0.7};
+  expect_near(crop("linear", {3, 3}, roi), {-7, 2.32, 2.24, -7, 3.38, 3.86, -7, 3.24, 4.28});
+  expect_near(crop("cubic", {3, 3}, roi),
+              {-7, 2.3103039999999995, 2.1277759999999994, -7, 3.298256000000005,
+               3.9358640000000054, -7, 3.6525120000000015, 4.989727999999999});
+  EXPECT_EQ(crop("nearest", {3, 3}, roi), (Values{-7, 2, 2, -7, 3, 3, -7, 6, 6}));
+  // One output row: x' = (0.25 + 0.75) / 2 * 2 = 1, the middle row exactly.
+  expect_near(crop("cubic", {1, 3}, {0.25, 0, 0.75, 1}), {4, 3, 5});
+  // Nearest copies any dtype, and extrapolates with the value converted to it: x' = 0.5
+  // (rounding down to 0), 1, and 1.5 past the last element.
+  auto bytes = make_tensor(DType::u8, {1, 1, 2}, {10, 20});
+  EXPECT_EQ(values_of(*run1(
+                "image.resize", {bytes},
+                make_attrs({{"size", Ints{3}},
+                            {"coordinate_transformation_mode", std::string("tf_crop_and_resize")},
+                            {"roi", Floats{0.5, 1.5}},
+                            {"extrapolation_value", 3.0}}))),
+            (Values{10, 20, 3}));
 }
 
 }  // namespace

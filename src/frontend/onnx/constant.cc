@@ -62,6 +62,8 @@ Expected<std::vector<Value*>> convert_constant(NodeContext& ctx) {
 
 }  // namespace
 
-void register_constant_converter(ConverterTable& table) { table.add("Constant", convert_constant); }
+void register_constant_converter(ConverterTable& table) {
+  table.add("Constant", 1, convert_constant);
+}
 
 }  // namespace uma::onnx_import

@@ -4,10 +4,12 @@
 // auto_pad is resolved here into explicit padding from the static shapes, so uma's ops see
 // only `padding` (ONNX's pads order: all begins, then all ends).
 //
-// Opset differences handled here (7..17):
-// - Gemm: C is required before 11 and optional from 11.
-// - MaxPool: storage_order from 8 (it orders only the Indices output, which uma does not
-//   produce); ceil_mode and dilations from 10.
+// Opset differences handled here (1..17):
+// - Gemm: before 7 attribute `broadcast` let C broadcast, and without it C had to be (M, N)
+//   already: either way the numpy broadcasting of C that Gemm-7 defines gives the same. C is
+//   required before 11 and optional from 11.
+// - MaxPool: the Indices output and storage_order (which orders it) from 8; ceil_mode and
+//   dilations from 10.
 // - AveragePool: ceil_mode from 10 (count_include_pad exists from 7 on).
 // Later versions of Conv, ConvTranspose, MatMul and the global pools only add types.
 #include <algorithm>
@@ -329,8 +331,9 @@ Expected<Values> convert_gemm(NodeContext& ctx) {
 Expected<Values> convert_pool(NodeContext& ctx, bool max) {
   UMA_TRY_ASSIGN(Value * x, required_input(ctx, 0, "X"));
   UMA_TRY_ASSIGN(std::size_t rank, spatial_rank(ctx, x));
-  if (ctx.proto().output_size() > 1 && !ctx.proto().output(1).empty())
-    return make_error("output 1 ('Indices') is not supported");
+  const bool with_indices = max && ctx.proto().output_size() > 1 && !ctx.proto().output(1).empty();
+  if (with_indices && ctx.opset() < 8)
+    return make_error("output 1 ('Indices') exists only from opset 8");
   UMA_TRY_ASSIGN(Ints kernel, ctx.attr_ints("kernel_shape", std::nullopt));
   if (kernel.size() != rank)
     return make_error(
@@ -357,6 +360,13 @@ Expected<Values> convert_pool(NodeContext& ctx, bool max) {
     UMA_TRY_ASSIGN(std::int64_t count_include_pad, ctx.attr_int("count_include_pad", 0));
     attrs.set("count_include_pad", count_include_pad);
   }
+  if (with_indices) {
+    UMA_TRY_ASSIGN(std::int64_t storage_order, ctx.attr_int("storage_order", 0));
+    attrs.set("storage_order", storage_order);
+    UMA_TRY_ASSIGN(Node * pool,
+                   ctx.emit(fmt::format("nn.max_pool{}d_with_indices", rank), {x}, attrs));
+    return pool->results();
+  }
   return single(
       ctx.emit_value(fmt::format("nn.{}_pool{}d", max ? "max" : "avg", rank), {x}, attrs));
 }
@@ -368,16 +378,18 @@ Expected<Values> convert_global_pool(NodeContext& ctx, const char* op) {
 
 }  // namespace
 
+// Each op with the first opset of the definition converted (see ConverterEntry): all of them
+// from their first version.
 void register_conv_converters(ConverterTable& table) {
-  table.add("Conv", convert_conv);
-  table.add("ConvTranspose", convert_conv_transpose);
-  table.add("MatMul", convert_matmul);
-  table.add("Gemm", convert_gemm);
-  table.add("MaxPool", [](NodeContext& ctx) { return convert_pool(ctx, true); });
-  table.add("AveragePool", [](NodeContext& ctx) { return convert_pool(ctx, false); });
-  table.add("GlobalMaxPool",
+  table.add("Conv", 1, convert_conv);
+  table.add("ConvTranspose", 1, convert_conv_transpose);
+  table.add("MatMul", 1, convert_matmul);
+  table.add("Gemm", 1, convert_gemm);
+  table.add("MaxPool", 1, [](NodeContext& ctx) { return convert_pool(ctx, true); });
+  table.add("AveragePool", 1, [](NodeContext& ctx) { return convert_pool(ctx, false); });
+  table.add("GlobalMaxPool", 1,
             [](NodeContext& ctx) { return convert_global_pool(ctx, "nn.global_max_pool"); });
-  table.add("GlobalAveragePool",
+  table.add("GlobalAveragePool", 1,
             [](NodeContext& ctx) { return convert_global_pool(ctx, "nn.global_avg_pool"); });
 }
 

@@ -26,7 +26,7 @@ class NodeContext {
 
   const onnx::NodeProto& proto() const { return node_; }
   const std::string& op_type() const { return node_.op_type(); }
-  // The default domain's opset version the model imports (7..17).
+  // The default domain's opset version the model imports (1..17).
   std::int64_t opset() const { return opset_; }
 
   // Inputs, with optional ones that the model left empty ("") as nullptr.
@@ -74,16 +74,26 @@ class NodeContext {
 // that the model leaves unused and the op does not produce).
 using Converter = std::function<Expected<std::vector<Value*>>(NodeContext&)>;
 
+// A converter and the first opset from which it implements its op's definition. Each family
+// registers its converters in a table, one row per op with that opset: the one where the op
+// appeared, or where its definition last changed in a way the converter does not handle
+// (Reshape's shape became an input at 5; consumed_inputs attributes went away at 6). The
+// importer refuses a node of a model at an older opset, whose op means something else.
+struct ConverterEntry {
+  std::int64_t since;
+  Converter convert;
+};
+
 // ONNX op types (default domain) to converters.
 class ConverterTable {
  public:
-  void add(std::string op_type, Converter converter);
-  const Converter* find(std::string_view op_type) const;
+  void add(std::string op_type, std::int64_t since, Converter converter);
+  const ConverterEntry* find(std::string_view op_type) const;
   // Every op type with a converter, sorted.
   std::vector<std::string> op_types() const;
 
  private:
-  std::map<std::string, Converter, std::less<>> converters_;
+  std::map<std::string, ConverterEntry, std::less<>> converters_;
 };
 
 // One per op family, in the file of that name.

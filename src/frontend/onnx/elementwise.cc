@@ -2,15 +2,18 @@
 // Mean), activations, comparisons and logic, Where, Clip, Cast and CastLike, and the ops that
 // vanish at inference (Identity, Dropout).
 //
-// Opset differences handled here (7..17):
+// Opset differences handled here (1..17; the registration table says from which opset on each
+// op is converted):
+// - Binary ops before 7 broadcast only with attribute `broadcast` (see legacy_broadcast).
 // - Clip: min and max are attributes before 11 and optional inputs from 11. Absent bounds
 //   are numeric_limits::lowest()/max() as ONNX specifies (so Clip maps +-inf to the largest
 //   finite value); constant bounds become clip's attributes, others maximum/minimum.
 // - Dropout: `ratio` is an attribute before 12 and an input from 12, with the input
 //   training_mode; the mask output is of the data's type before 10 and bool from 10.
 // - Pow: from 12 the exponent may have another dtype than the base (see convert_pow).
-// Everything else keeps its meaning across 7..17; later opsets only add dtypes. Integer
-// operands of binary ops must share a dtype, as ONNX requires: only Pow inserts casts.
+// Everything else keeps its meaning from the opset it is registered with; later opsets only
+// add dtypes. Integer operands of binary ops must share a dtype, as ONNX requires: only Pow
+// inserts casts.
 #include <cmath>
 #include <initializer_list>
 #include <limits>
@@ -66,6 +69,54 @@ Converter same_operands(std::string op) {
   };
 }
 
+// Before opset 7 a binary op broadcasts only when attribute `broadcast` is 1, and then B to A:
+// B holds one element, or its dimensions are A's from `axis` on (by default A's last ones).
+// Reshaping B to A's rank, with 1s around those dimensions, makes the numpy broadcasting of
+// our ops compute the same. Without `broadcast` the shapes must be equal.
+Expected<Value*> legacy_broadcast(NodeContext& ctx, Value* a, Value* b) {
+  const Shape& a_shape = a->tensor_type().shape;
+  const Shape& b_shape = b->tensor_type().shape;
+  UMA_TRY_ASSIGN(std::int64_t broadcast, ctx.attr_int("broadcast", 0));
+  if (broadcast == 0) {
+    if (a_shape != b_shape)
+      return make_error(
+          "inputs have shapes {} and {}, which must be equal without attribute 'broadcast' "
+          "(before opset 7)",
+          to_string(a_shape), to_string(b_shape));
+    return b;
+  }
+  const auto a_rank = static_cast<std::int64_t>(a_shape.size());
+  const auto b_rank = static_cast<std::int64_t>(b_shape.size());
+  if (b->tensor_type().num_elements() == 1 && b_rank <= a_rank) return b;
+  UMA_TRY_ASSIGN(std::int64_t axis, ctx.attr_int("axis", a_rank - b_rank));
+  bool fits = b_rank <= a_rank && axis >= 0 && axis <= a_rank - b_rank;
+  for (std::int64_t d = 0; fits && d < b_rank; ++d) fits = b_shape[d] == a_shape[axis + d];
+  if (!fits)
+    return make_error(
+        "input 1 has shape {}, which is neither one element nor the dimensions of input 0's "
+        "shape {} from axis {} on, as attribute 'broadcast' requires (before opset 7)",
+        to_string(b_shape), to_string(a_shape), axis);
+  if (axis == a_rank - b_rank) return b;
+  Shape aligned = b_shape;
+  aligned.resize(static_cast<std::size_t>(a_rank - axis), 1);
+  AttrMap attrs;
+  attrs.set("newshape", aligned);
+  attrs.set("allowzero", std::int64_t{1});
+  return ctx.emit_value("reshape", {b}, std::move(attrs));
+}
+
+// A binary ONNX op that is one of ours, with the broadcasting of its opset.
+Converter binary(std::string op) {
+  return [op](NodeContext& ctx) -> Expected<Values> {
+    UMA_TRY_ASSIGN(Values inputs, all_inputs(ctx));
+    if (inputs.size() != 2) return make_error("needs 2 inputs, got {}", inputs.size());
+    if (ctx.opset() < 7) {
+      UMA_TRY_ASSIGN(inputs[1], legacy_broadcast(ctx, inputs[0], inputs[1]));
+    }
+    return single(ctx.emit_value(op, std::move(inputs)));
+  };
+}
+
 // A variadic ONNX op (Max, Min, Sum) as a left fold of our binary op; one input is itself.
 Converter fold_inputs(std::string op) {
   return [op](NodeContext& ctx) -> Expected<Values> {
@@ -109,6 +160,9 @@ Expected<Values> convert_pow(NodeContext& ctx) {
   if (inputs.size() != 2) return make_error("needs 2 inputs, got {}", inputs.size());
   Value* base = inputs[0];
   Value* exponent = inputs[1];
+  if (ctx.opset() < 7) {
+    UMA_TRY_ASSIGN(exponent, legacy_broadcast(ctx, base, exponent));
+  }
   DType base_dtype = dtype_of(base), exponent_dtype = dtype_of(exponent);
   if (is_float(base_dtype) || !is_float(exponent_dtype)) {
     UMA_TRY_ASSIGN(exponent, cast(ctx, exponent, base_dtype));
@@ -264,50 +318,64 @@ Expected<Values> convert_dropout(NodeContext& ctx) {
 }  // namespace
 
 void register_elementwise_converters(ConverterTable& table) {
-  const std::pair<const char*, const char*> same[] = {
-      {"Add", "add"},
-      {"Sub", "subtract"},
-      {"Mul", "multiply"},
-      {"Div", "divide"},
-      {"Relu", "nn.relu"},
-      {"Sigmoid", "sigmoid"},
-      {"Tanh", "tanh"},
-      {"Exp", "exp"},
-      {"Log", "log"},
-      {"Sqrt", "sqrt"},
-      {"Erf", "erf"},
-      {"Reciprocal", "reciprocal"},
-      {"Neg", "negative"},
-      {"Abs", "abs"},
-      {"HardSwish", "nn.hard_swish"},
-      {"PRelu", "nn.prelu"},
-      {"Equal", "equal"},
-      {"Less", "less"},
-      {"LessOrEqual", "less_equal"},
-      {"Greater", "greater"},
-      {"GreaterOrEqual", "greater_equal"},
-      {"And", "logical_and"},
-      {"Or", "logical_or"},
-      {"Xor", "logical_xor"},
-      {"Not", "logical_not"},
-      {"Where", "where"},
+  // ONNX op, our op, and the first opset of the definition converted: where the op appeared,
+  // or 6 where earlier versions had consumed_inputs (an in-place hint of the first opsets).
+  struct Row {
+    const char* onnx_op;
+    const char* op;
+    std::int64_t since;
   };
-  for (const auto& [onnx_op, op] : same) table.add(onnx_op, same_operands(op));
-  table.add("Max", fold_inputs("maximum"));
-  table.add("Min", fold_inputs("minimum"));
-  table.add("Sum", fold_inputs("add"));
-  table.add("Mean", convert_mean);
-  table.add("Pow", convert_pow);
-  table.add("LeakyRelu", with_float_attrs("nn.leaky_relu", {{"alpha", 0.01}}));
-  table.add("Elu", with_float_attrs("nn.elu", {{"alpha", 1.0}}));
-  table.add("Selu", with_float_attrs("nn.selu", {{"alpha", 1.67326319217681884765625},
-                                                 {"gamma", 1.05070102214813232421875}}));
-  table.add("HardSigmoid", with_float_attrs("nn.hard_sigmoid", {{"alpha", 0.2}, {"beta", 0.5}}));
-  table.add("Clip", convert_clip);
-  table.add("Cast", convert_cast);
-  table.add("CastLike", convert_cast_like);
-  table.add("Identity", convert_identity);
-  table.add("Dropout", convert_dropout);
+  const Row plain[] = {
+      {"Relu", "nn.relu", 6},
+      {"Sigmoid", "sigmoid", 6},
+      {"Tanh", "tanh", 6},
+      {"Exp", "exp", 6},
+      {"Log", "log", 6},
+      {"Sqrt", "sqrt", 6},
+      {"Erf", "erf", 9},
+      {"Reciprocal", "reciprocal", 6},
+      {"Neg", "negative", 6},
+      {"Abs", "abs", 6},
+      {"HardSwish", "nn.hard_swish", 14},
+      {"PRelu", "nn.prelu", 6},
+      {"Not", "logical_not", 1},
+      {"Where", "where", 9},
+  };
+  for (const auto& [onnx_op, op, since] : plain) table.add(onnx_op, since, same_operands(op));
+  // Binary ops with the legacy broadcasting of opsets before 7.
+  const Row binary_ops[] = {
+      {"Add", "add", 6},
+      {"Sub", "subtract", 6},
+      {"Mul", "multiply", 6},
+      {"Div", "divide", 6},
+      {"Equal", "equal", 1},
+      {"Less", "less", 1},
+      {"LessOrEqual", "less_equal", 12},
+      {"Greater", "greater", 1},
+      {"GreaterOrEqual", "greater_equal", 12},
+      {"And", "logical_and", 1},
+      {"Or", "logical_or", 1},
+      {"Xor", "logical_xor", 1},
+  };
+  for (const auto& [onnx_op, op, since] : binary_ops) table.add(onnx_op, since, binary(op));
+  table.add("Pow", 1, convert_pow);
+  table.add("Max", 6, fold_inputs("maximum"));
+  table.add("Min", 6, fold_inputs("minimum"));
+  table.add("Sum", 6, fold_inputs("add"));
+  table.add("Mean", 6, convert_mean);
+  table.add("LeakyRelu", 6, with_float_attrs("nn.leaky_relu", {{"alpha", 0.01}}));
+  table.add("Elu", 6, with_float_attrs("nn.elu", {{"alpha", 1.0}}));
+  table.add("Selu", 6,
+            with_float_attrs("nn.selu", {{"alpha", 1.67326319217681884765625},
+                                         {"gamma", 1.05070102214813232421875}}));
+  table.add("HardSigmoid", 6, with_float_attrs("nn.hard_sigmoid", {{"alpha", 0.2}, {"beta", 0.5}}));
+  table.add("Clip", 6, convert_clip);
+  // Cast-1 named the target type with a string.
+  table.add("Cast", 6, convert_cast);
+  table.add("CastLike", 15, convert_cast_like);
+  table.add("Identity", 1, convert_identity);
+  // Dropout-6 dropped at random unless is_test was set.
+  table.add("Dropout", 7, convert_dropout);
 }
 
 }  // namespace uma::onnx_import

@@ -1,7 +1,8 @@
 // Importing ONNX models: parse the ModelProto, check what the whole model needs before
-// converting anything (opset, every op supported, names, graph inputs), then convert the
-// nodes in the graph's order, folding constant computations as they appear so that shape
-// computations (Shape -> Gather -> Concat -> Reshape) reach converters as constants.
+// converting anything (opset, every op supported at that opset, names, graph inputs), then
+// convert the nodes in the graph's order, folding constant computations as they appear so
+// that shape computations (Shape -> Gather -> Concat -> Reshape) reach converters as
+// constants.
 //
 // Every error is prefixed with the model's name, and node errors with "node 'n' (OpType)".
 #include "uma/frontend/onnx/importer.h"
@@ -31,7 +32,7 @@ namespace {
 using onnx_import::ConverterTable;
 using onnx_import::NodeContext;
 
-constexpr std::int64_t kMinOpset = 7;
+constexpr std::int64_t kMinOpset = 1;
 constexpr std::int64_t kMaxOpset = 17;
 // protobuf refuses messages of 2 GB and more; such models keep tensors in external files.
 constexpr std::int64_t kMaxProtoBytes = std::numeric_limits<int>::max();
@@ -108,6 +109,21 @@ Status check_supported(const onnx::GraphProto& graph, const ConverterTable& tabl
     list += ")";
   }
   return make_error("unsupported ops: {}", list);
+}
+
+// Refuses the first node whose op the model's opset defines otherwise than its converter
+// implements (see ConverterEntry).
+Status check_op_versions(const onnx::GraphProto& graph, const ConverterTable& table,
+                         std::int64_t opset) {
+  for (const onnx::NodeProto& node : graph.node()) {
+    const onnx_import::ConverterEntry* entry = table.find(node.op_type());
+    if (entry == nullptr || opset >= entry->since) continue;
+    return make_error(
+        "{}: {} of opset {} is not supported: uma converts {} as defined from opset {} on "
+        "(onnx.version_converter can update the model)",
+        node_label(node), node.op_type(), opset, node.op_type(), entry->since);
+  }
+  return Status::success();
 }
 
 // Reads external data of tensors in node attributes into the nodes, so that converters
@@ -271,12 +287,12 @@ class GraphImporter {
       UMA_TRY_ASSIGN(Value * value, lookup(name, &node, index));
       inputs.push_back(value);
     }
-    const onnx_import::Converter* converter = converters().find(node.op_type());
+    const onnx_import::ConverterEntry* converter = converters().find(node.op_type());
     UMA_CHECK(converter != nullptr, "op {} was checked to be supported", node.op_type());
     Function& function = rewriter_.function();
     Node* last = function.nodes().empty() ? nullptr : function.nodes().back().get();
     NodeContext context(node, std::move(inputs), opset_, rewriter_);
-    auto outputs = (*converter)(context);
+    auto outputs = converter->convert(context);
     if (!outputs) return outputs.error().with_context(node_label(node));
     if (outputs->size() > static_cast<std::size_t>(node.output_size()))
       return make_error("{}: the converter gave {} values for {} outputs (a bug in uma)",
@@ -365,6 +381,7 @@ Expected<std::unique_ptr<Module>> import_model(Context& context, onnx::ModelProt
   onnx::GraphProto& graph = *model.mutable_graph();
   name_nodes(graph);
   UMA_TRY(check_supported(graph, converters()));
+  UMA_TRY(check_op_versions(graph, converters(), opset));
   UMA_TRY(inline_attribute_tensors(graph, model_dir));
   auto module = std::make_unique<Module>(context, graph.name().empty() ? "model" : graph.name());
   UMA_TRY_ASSIGN(Function * main, module->add_function("main"));

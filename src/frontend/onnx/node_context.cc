@@ -142,12 +142,12 @@ Value* NodeContext::constant(TensorPtr tensor) {
   return value;
 }
 
-void ConverterTable::add(std::string op_type, Converter converter) {
-  bool added = converters_.emplace(op_type, std::move(converter)).second;
+void ConverterTable::add(std::string op_type, std::int64_t since, Converter converter) {
+  bool added = converters_.emplace(op_type, ConverterEntry{since, std::move(converter)}).second;
   UMA_CHECK(added, "two converters for ONNX op {}", op_type);
 }
 
-const Converter* ConverterTable::find(std::string_view op_type) const {
+const ConverterEntry* ConverterTable::find(std::string_view op_type) const {
   auto it = converters_.find(op_type);
   return it == converters_.end() ? nullptr : &it->second;
 }

@@ -2,14 +2,16 @@
 // LayerNormalization), Softmax and LogSoftmax, and Resize and Upsample.
 //
 // Opset differences handled here:
-// - BatchNormalization: `spatial` (7-8) must be 1; `training_mode` (14+) must be 0; the
-//   optional outputs (running or saved statistics) exist only in training and are refused.
-//   Since 15 the parameters may have another float type than X: they are cast to X's.
+// - BatchNormalization: `spatial` (7-8) must be 1. Before 14 the statistics outputs meant
+//   training and are refused; from 14 `training_mode` = 1 normalizes with the batch's
+//   statistics and gives the running ones (see batch_norm_training). Since 15 the parameters
+//   may have another float type than X: they are cast to X's.
 // - Softmax, LogSoftmax: before 13 the input is read as a matrix [d0 * ... * d(axis-1),
 //   d(axis) * ... * d(n-1)] (default axis 1) and normalized over whole rows; from 13 over
 //   one axis (default -1).
-// - Resize: 10 takes (X, scales) and maps coordinates "asymmetric"; 11 adds roi and sizes
-//   and the coordinate_transformation_mode / nearest_mode attributes; 13 makes roi and
+// - Resize: 10 takes (X, scales), maps coordinates "asymmetric" and has no cubic mode; 11
+//   adds roi and sizes, cubic, and the coordinate_transformation_mode, nearest_mode,
+//   cubic_coeff_a, exclude_outside and extrapolation_value attributes; 13 makes roi and
 //   scales optional. Upsample (7: scales attribute; 9: scales input) is Resize 10.
 #include <fmt/ranges.h>
 
@@ -62,27 +64,89 @@ Value* scalar(NodeContext& ctx, DType dtype, double value) {
 
 // ---- BatchNormalization, InstanceNormalization ----
 
+// BatchNormalization's training mode (opset 14 on): Y normalizes X with the batch's own
+// statistics, the mean and the population variance (divided by the count) over every
+// dimension but the channels (1), and the running statistics blend them into the inputs:
+// running = input * momentum + batch * (1 - momentum), in the inputs' dtype. The batch
+// statistics are computed in f32 for 16-bit X, as BatchNormalization-15 specifies.
+Expected<std::vector<Value*>> batch_norm_training(NodeContext& ctx,
+                                                  const std::vector<Value*>& operands,
+                                                  Value* input_mean, Value* input_var,
+                                                  AttrMap attrs) {
+  UMA_TRY_ASSIGN(double momentum, ctx.attr_float("momentum", 0.9));
+  Value* x = operands[0];
+  const TensorType& type = x->tensor_type();
+  if (type.rank() < 2)
+    return make_error("input 0 ('X') is {}, but must have a channel dimension (rank 2 or more)",
+                      to_string(x->type()));
+  const DType wide = dtype_size(type.dtype) < 4 ? DType::f32 : type.dtype;
+  UMA_TRY_ASSIGN(Value * wide_x, cast_to(ctx, x, wide));
+  Ints axes = {0};
+  for (std::size_t d = 2; d < type.rank(); ++d) axes.push_back(static_cast<std::int64_t>(d));
+  AttrMap reduce;
+  reduce.set("axes", axes);
+  reduce.set("keepdims", std::int64_t{1});
+  UMA_TRY_ASSIGN(Value * mean, ctx.emit_value("mean", {wide_x}, reduce));
+  UMA_TRY_ASSIGN(Value * centered, ctx.emit_value("subtract", {wide_x, mean}));
+  UMA_TRY_ASSIGN(Value * squares, ctx.emit_value("multiply", {centered, centered}));
+  reduce.set("keepdims", std::int64_t{0});
+  UMA_TRY_ASSIGN(Value * batch_var, ctx.emit_value("mean", {squares}, reduce));
+  UMA_TRY_ASSIGN(Value * batch_mean, reshape(ctx, mean, {type.shape[1]}));
+
+  std::vector<Value*> normalize = operands;
+  UMA_TRY_ASSIGN(normalize[3], cast_to(ctx, batch_mean, type.dtype));
+  UMA_TRY_ASSIGN(normalize[4], cast_to(ctx, batch_var, type.dtype));
+  UMA_TRY_ASSIGN(Value * y, ctx.emit_value("nn.batch_norm", normalize, std::move(attrs)));
+
+  // input * momentum + batch * (1 - momentum), in the input's dtype.
+  auto running = [&](Value* input, Value* batch) -> Expected<Value*> {
+    const DType dtype = input->tensor_type().dtype;
+    UMA_TRY_ASSIGN(Value * kept, ctx.emit_value("multiply", {input, scalar(ctx, dtype, momentum)}));
+    UMA_TRY_ASSIGN(batch, cast_to(ctx, batch, dtype));
+    UMA_TRY_ASSIGN(Value * added,
+                   ctx.emit_value("multiply", {batch, scalar(ctx, dtype, 1 - momentum)}));
+    return ctx.emit_value("add", {kept, added});
+  };
+  std::vector<Value*> outputs = {y};
+  if (ctx.proto().output_size() > 1) {
+    UMA_TRY_ASSIGN(Value * running_mean, running(input_mean, batch_mean));
+    outputs.push_back(running_mean);
+  }
+  if (ctx.proto().output_size() > 2) {
+    UMA_TRY_ASSIGN(Value * running_var, running(input_var, batch_var));
+    outputs.push_back(running_var);
+  }
+  return outputs;
+}
+
 Expected<std::vector<Value*>> convert_batch_norm(NodeContext& ctx) {
   static constexpr const char* kInputs[] = {"X", "scale", "B", "input_mean", "input_var"};
-  UMA_TRY(reject_outputs_from(ctx, 1,
-                              "BatchNormalization's statistics outputs exist only in "
-                              "training mode, and only inference is supported"));
+  bool training = false;
+  if (ctx.opset() >= 14) {
+    UMA_TRY_ASSIGN(std::int64_t mode, ctx.attr_int("training_mode", 0));
+    if (mode != 0 && mode != 1)
+      return make_error("attribute 'training_mode' must be 0 or 1, got {}", mode);
+    training = mode == 1;
+    UMA_TRY(reject_outputs_from(ctx, training ? 3 : 1,
+                                training ? "BatchNormalization has 3 outputs"
+                                         : "the running statistics exist only in training mode "
+                                           "(training_mode = 1)"));
+  } else {
+    UMA_TRY(reject_outputs_from(ctx, 1,
+                                "before opset 14 they mean training, which uma supports from "
+                                "opset 14 on (attribute training_mode)"));
+  }
   if (ctx.opset() < 9) {
     UMA_TRY_ASSIGN(std::int64_t spatial, ctx.attr_int("spatial", 1));
     if (spatial != 1)
       return make_error("attribute 'spatial' is {}; only 1 (statistics per channel) is supported",
                         spatial);
   }
-  if (ctx.opset() >= 14) {
-    UMA_TRY_ASSIGN(std::int64_t training, ctx.attr_int("training_mode", 0));
-    if (training != 0)
-      return make_error("attribute 'training_mode' is {}; only inference (0) is supported",
-                        training);
-  }
   UMA_TRY_ASSIGN(double epsilon, ctx.attr_float("epsilon", 1e-5));
-  std::vector<Value*> operands;
+  std::vector<Value*> inputs, operands;
   for (std::size_t i = 0; i < 5; ++i) {
     UMA_TRY_ASSIGN(Value * value, required_input(ctx, i, kInputs[i]));
+    inputs.push_back(value);
     if (i > 0) {
       UMA_TRY_ASSIGN(value, cast_to(ctx, value, operands[0]->tensor_type().dtype));
     }
@@ -90,6 +154,7 @@ Expected<std::vector<Value*>> convert_batch_norm(NodeContext& ctx) {
   }
   AttrMap attrs;
   attrs.set("epsilon", epsilon);
+  if (training) return batch_norm_training(ctx, operands, inputs[3], inputs[4], std::move(attrs));
   return single(ctx.emit_value("nn.batch_norm", std::move(operands), std::move(attrs)));
 }
 
@@ -183,6 +248,8 @@ struct ResizeRequest {
   std::string method;
   std::string coordinate_mode;
   std::string nearest_mode;  // empty: Resize 10's rounding (see simple_nearest_mode)
+  std::vector<double> roi;   // tf_crop_and_resize: a start per dimension of X, then an end
+  AttrMap cubic_and_crop;    // cubic_coeff_a, exclude_outside, extrapolation_value (from 11)
 };
 
 Expected<std::vector<double>> read_scales(const TensorPtr& tensor, std::string_view what,
@@ -229,17 +296,40 @@ Expected<std::string> simple_nearest_mode(const std::vector<double>& scales) {
   return std::string(shrinks ? "ceil" : "floor");
 }
 
+// Resize 11's attributes for cubic and for tf_crop_and_resize, and the roi input that
+// tf_crop_and_resize reads (and the other modes ignore).
+Status read_cubic_and_crop(const NodeContext& ctx, const Value* x, ResizeRequest& request) {
+  UMA_TRY_ASSIGN(double a, ctx.attr_float("cubic_coeff_a", -0.75));
+  UMA_TRY_ASSIGN(std::int64_t exclude_outside, ctx.attr_int("exclude_outside", 0));
+  UMA_TRY_ASSIGN(double extrapolation_value, ctx.attr_float("extrapolation_value", 0.0));
+  request.cubic_and_crop.set("cubic_coeff_a", a);
+  request.cubic_and_crop.set("exclude_outside", exclude_outside);
+  request.cubic_and_crop.set("extrapolation_value", extrapolation_value);
+  if (request.coordinate_mode != "tf_crop_and_resize") return Status::success();
+  const std::size_t rank = x->tensor_type().rank();
+  UMA_TRY_ASSIGN(TensorPtr roi, ctx.require_constant_input(1, "roi"));
+  if (roi->shape().size() != 1 || static_cast<std::size_t>(roi->num_elements()) != 2 * rank)
+    return make_error(
+        "input 1 ('roi') has shape {}, but tf_crop_and_resize needs a start and an end for each "
+        "dimension of X (rank {})",
+        to_string(roi->shape()), rank);
+  if (!is_float(roi->dtype()))
+    return make_error("input 1 ('roi') is {}, but must be floating-point",
+                      dtype_name(roi->dtype()));
+  for (std::int64_t i = 0; i < roi->num_elements(); ++i) request.roi.push_back(roi->get(i));
+  return Status::success();
+}
+
 // image.resize resizes the dimensions after N and C; X of rank 1 or 2 gets two leading 1s.
 Expected<std::vector<Value*>> emit_resize(NodeContext& ctx, Value* x, ResizeRequest request) {
   const Shape& in = x->tensor_type().shape;
   const std::size_t rank = in.size();
   if (rank == 0) return make_error("X is a scalar, which has no dimensions to resize");
-  if (request.method != "nearest" && request.method != "linear")
-    return make_error("mode '{}' is not supported (only nearest and linear are)", request.method);
-  if (request.coordinate_mode == "tf_crop_and_resize")
-    return make_error(
-        "coordinate_transformation_mode 'tf_crop_and_resize' (a region of interest) is not "
-        "supported");
+  const bool cubic_exists = ctx.op_type() == "Resize" && ctx.opset() >= 11;
+  if (request.method != "nearest" && request.method != "linear" &&
+      (request.method != "cubic" || !cubic_exists))
+    return make_error("mode '{}' is not supported (only {} are)", request.method,
+                      cubic_exists ? "nearest, linear and cubic" : "nearest and linear");
 
   Ints out = request.sizes;
   if (out.empty()) {
@@ -260,12 +350,15 @@ Expected<std::vector<Value*>> emit_resize(NodeContext& ctx, Value* x, ResizeRequ
   const std::size_t lead = rank < 3 ? 2 : 0;  // leading 1s added
   // Dimensions 0 and 1 (of a rank-3+ X) are not resized: same size, and a scale of exactly 1
   // so that coordinates map to themselves. tf_half_pixel_for_nn moves even those by half an
-  // element, which rounding up or interpolating would see.
+  // element, which rounding up or interpolating would see; a region of interest other than
+  // [0, 1] moves them too.
+  const bool cropped = request.coordinate_mode == "tf_crop_and_resize";
   for (std::size_t d = 0; d < 2 - lead && d < rank; ++d) {
     bool unit_scale = request.scales.empty() || request.scales[d] == 1 || in[d] == 1;
     bool shifted = request.coordinate_mode == "tf_half_pixel_for_nn" && in[d] > 1 &&
-                   (request.method == "linear" || request.nearest_mode == "ceil" ||
+                   (request.method != "nearest" || request.nearest_mode == "ceil" ||
                     request.nearest_mode == "round_prefer_ceil");
+    shifted |= cropped && in[d] > 1 && (request.roi[d] != 0 || request.roi[rank + d] != 1);
     if (out[d] != in[d] || !unit_scale || shifted)
       return make_error("resizing dimension {} (N or C) is not supported, only dimensions 2 and up",
                         d);
@@ -284,6 +377,15 @@ Expected<std::vector<Value*>> emit_resize(NodeContext& ctx, Value* x, ResizeRequ
   attrs.set("method", request.method);
   attrs.set("coordinate_transformation_mode", request.coordinate_mode);
   if (!request.nearest_mode.empty()) attrs.set("nearest_mode", request.nearest_mode);
+  for (const auto& [name, value] : request.cubic_and_crop) attrs.set(name, value);
+  if (cropped) {
+    // The starts and ends of the spatial dimensions (all of a rank-1 or -2 X).
+    const auto first = static_cast<std::ptrdiff_t>(2 - lead);
+    const auto n = static_cast<std::ptrdiff_t>(rank);
+    std::vector<double> roi(request.roi.begin() + first, request.roi.begin() + n);
+    roi.insert(roi.end(), request.roi.begin() + n + first, request.roi.end());
+    attrs.set("roi", roi);
+  }
 
   Value* data = x;
   if (lead > 0) {
@@ -312,6 +414,7 @@ Expected<std::vector<Value*>> convert_resize(NodeContext& ctx) {
   UMA_TRY_ASSIGN(request.coordinate_mode,
                  ctx.attr_string("coordinate_transformation_mode", "half_pixel"));
   UMA_TRY_ASSIGN(request.nearest_mode, ctx.attr_string("nearest_mode", "round_prefer_floor"));
+  UMA_TRY(read_cubic_and_crop(ctx, x, request));
   // An empty tensor stands for an input left out (opset 11 requires scales to be given).
   TensorPtr scales;
   if (ctx.has_input(2)) {
@@ -329,8 +432,6 @@ Expected<std::vector<Value*>> convert_resize(NodeContext& ctx) {
     UMA_TRY(check_sizes(*sizes, rank));
     request.sizes = std::move(*sizes);
   }
-  // exclude_outside only changes cubic weights: nearest and linear never weigh an element
-  // outside the input differently from the edge element it clamps to.
   return emit_resize(ctx, x, std::move(request));
 }
 
@@ -358,14 +459,19 @@ Expected<std::vector<Value*>> convert_upsample(NodeContext& ctx) {
 
 }  // namespace
 
+// Each op with the first opset of the definition converted (see ConverterEntry).
 void register_norm_converters(ConverterTable& table) {
-  table.add("BatchNormalization", convert_batch_norm);
-  table.add("InstanceNormalization", convert_instance_norm);
-  table.add("LayerNormalization", convert_layer_norm);
-  table.add("Softmax", [](NodeContext& ctx) { return convert_softmax(ctx, "nn.softmax"); });
-  table.add("LogSoftmax", [](NodeContext& ctx) { return convert_softmax(ctx, "nn.log_softmax"); });
-  table.add("Resize", convert_resize);
-  table.add("Upsample", convert_upsample);
+  // BatchNormalization-6 trained (computed batch statistics) unless is_test was set.
+  table.add("BatchNormalization", 7, convert_batch_norm);
+  // InstanceNormalization-1 had consumed_inputs.
+  table.add("InstanceNormalization", 6, convert_instance_norm);
+  table.add("LayerNormalization", 17, convert_layer_norm);
+  table.add("Softmax", 1, [](NodeContext& ctx) { return convert_softmax(ctx, "nn.softmax"); });
+  table.add("LogSoftmax", 1,
+            [](NodeContext& ctx) { return convert_softmax(ctx, "nn.log_softmax"); });
+  table.add("Resize", 10, convert_resize);
+  // Upsample-1 (experimental) had height_scale and width_scale attributes.
+  table.add("Upsample", 7, convert_upsample);
 }
 
 }  // namespace uma::onnx_import

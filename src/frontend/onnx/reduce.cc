@@ -1,7 +1,7 @@
 // Converters of ONNX's reductions: ReduceSum, ReduceSumSquare (a multiply, then sum),
 // ReduceMean, ReduceMax, ReduceMin and ArgMax.
 //
-// Opset differences handled here (7..17):
+// Opset differences handled here (1..17):
 // - ReduceSum takes its axes as an optional input from 13, with noop_with_empty_axes (no
 //   axes then means no reduction at all); the others take them as an attribute until 18.
 // - ArgMax: select_last_index from 12.
@@ -55,13 +55,15 @@ Expected<Values> convert_argmax(NodeContext& ctx) {
 
 }  // namespace
 
+// Each op with the first opset of the definition converted (see ConverterEntry): all of them
+// from their first version.
 void register_reduce_converters(ConverterTable& table) {
-  table.add("ReduceSum", reduction("sum", 13));
-  table.add("ReduceSumSquare", reduction("sum", 18, true));
-  table.add("ReduceMean", reduction("mean", 18));
-  table.add("ReduceMax", reduction("max", 18));
-  table.add("ReduceMin", reduction("min", 18));
-  table.add("ArgMax", convert_argmax);
+  table.add("ReduceSum", 1, reduction("sum", 13));
+  table.add("ReduceSumSquare", 1, reduction("sum", 18, true));
+  table.add("ReduceMean", 1, reduction("mean", 18));
+  table.add("ReduceMax", 1, reduction("max", 18));
+  table.add("ReduceMin", 1, reduction("min", 18));
+  table.add("ArgMax", 1, convert_argmax);
 }
 
 }  // namespace uma::onnx_import

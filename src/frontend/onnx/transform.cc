@@ -4,8 +4,11 @@
 // Shapes, axes, pads, slice bounds and repeats must be constants (initializers, Constant
 // nodes, or computations on them that the importer folds): uma's shapes are static.
 //
-// Opset differences handled here (7..17):
-// - Reshape: allowzero from 14.
+// Opset differences handled here (1..17; the registration table says from which opset on each
+// op is converted):
+// - Reshape: the shape is an input from 5 (an attribute before, which is not supported);
+//   allowzero from 14.
+// - Concat: axis defaults to 1 before 4 and is required from 4.
 // - Flatten: a negative axis from 11.
 // - Split: sizes in the `split` attribute before 13, the optional input 1 from 13. Without
 //   them the axis is split evenly among the node's outputs.
@@ -77,7 +80,9 @@ Expected<Values> convert_transpose(NodeContext& ctx) {
 }
 
 Expected<Values> convert_concat(NodeContext& ctx) {
-  UMA_TRY_ASSIGN(std::int64_t axis, ctx.attr_int("axis", std::nullopt));
+  UMA_TRY_ASSIGN(
+      std::int64_t axis,
+      ctx.attr_int("axis", ctx.opset() < 4 ? std::optional<std::int64_t>(1) : std::nullopt));
   Values inputs;
   for (std::size_t i = 0; i < ctx.num_inputs(); ++i) {
     UMA_TRY_ASSIGN(Value * input, required_input(ctx, i, "inputs"));
@@ -248,22 +253,26 @@ Expected<Values> convert_range(NodeContext& ctx) {
 
 }  // namespace
 
+// Each op with the first opset of the definition converted (see ConverterEntry).
 void register_transform_converters(ConverterTable& table) {
-  table.add("Reshape", convert_reshape);
-  table.add("Flatten", convert_flatten);
-  table.add("Transpose", convert_transpose);
-  table.add("Concat", convert_concat);
-  table.add("Split", convert_split);
-  table.add("Slice", convert_slice);
-  table.add("Gather", convert_gather);
-  table.add("Squeeze", convert_squeeze);
-  table.add("Unsqueeze", convert_unsqueeze);
-  table.add("Expand", convert_expand);
-  table.add("Tile", convert_tile);
-  table.add("Pad", convert_pad);
-  table.add("Shape", convert_shape);
-  table.add("ConstantOfShape", convert_constant_of_shape);
-  table.add("Range", convert_range);
+  table.add("Reshape", 5, convert_reshape);
+  table.add("Flatten", 1, convert_flatten);
+  table.add("Transpose", 1, convert_transpose);
+  table.add("Concat", 1, convert_concat);
+  // Split-1 could take the sizes as a second input.
+  table.add("Split", 2, convert_split);
+  table.add("Slice", 1, convert_slice);
+  table.add("Gather", 1, convert_gather);
+  table.add("Squeeze", 1, convert_squeeze);
+  table.add("Unsqueeze", 1, convert_unsqueeze);
+  table.add("Expand", 8, convert_expand);
+  // Tile-1 took the number of tiles and one axis as inputs.
+  table.add("Tile", 6, convert_tile);
+  // Pad-1 named its pads `paddings`.
+  table.add("Pad", 2, convert_pad);
+  table.add("Shape", 1, convert_shape);
+  table.add("ConstantOfShape", 9, convert_constant_of_shape);
+  table.add("Range", 11, convert_range);
 }
 
 }  // namespace uma::onnx_import
