@@ -91,6 +91,10 @@ inline bool is_index_type(DataType type) {
 // The expression `a op b` of a binary kind, unsimplified.
 Expr make_binary(ExprKind kind, const Expr& a, const Expr& b);
 
+// Whether `var` occurs in the node.
+bool uses_var(const Stmt& s, const VarNode* var);
+bool uses_var(const Expr& e, const VarNode* var);
+
 // The statement that does nothing, and the test for it.
 Stmt no_op();
 bool is_no_op(const Stmt& s);

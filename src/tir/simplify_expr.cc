@@ -20,13 +20,6 @@ bool is_float_value(const Expr& e, double v) {
   return imm != nullptr && imm->value == v && std::signbit(imm->value) == std::signbit(v);
 }
 
-bool uses_var(const Expr& e, const VarNode* var) {
-  bool found = false;
-  pre_order_visit(EvaluateNode::make(e),
-                  [&](const ExprNode* node, const StmtNode*) { found |= node == var; });
-  return found;
-}
-
 }  // namespace
 
 Expr make_binary(ExprKind kind, const Expr& a, const Expr& b) {

@@ -74,6 +74,12 @@ bool has_int64_min(const LinearForm& form) {
   return false;
 }
 
+// form += coeff * e, for a simplified `e` that may itself be a sum.
+bool add_expr(LinearForm& form, const Expr& e, std::int64_t coeff) {
+  auto linear = to_linear(e);
+  return linear && form.add(*linear, coeff);
+}
+
 LinearForm divided(const LinearForm& form, std::int64_t g) {
   LinearForm out{form.type, form.terms, form.constant / g};
   for (LinearTerm& t : out.terms) t.coeff /= g;
@@ -167,7 +173,7 @@ void Simplifier::merge_div_mod(LinearForm& form) {
         return std::any_of(merged.terms.begin(), merged.terms.end(),
                            [&](const LinearTerm& m) { return equal(m.term, t.term); });
       });
-      if (cancelled && merged.add(binary(ExprKind::Mod, x, divisor), -k)) {
+      if (cancelled && add_expr(merged, binary(ExprKind::Mod, x, divisor), -k)) {
         form = std::move(merged);
         changed = true;
       }
@@ -222,7 +228,7 @@ Expr Simplifier::rewrite_div(const Expr& a, const Expr& b) {
   if (!numerator) return Expr();
   Expr remainder =
       *c == g ? *numerator : binary(ExprKind::Div, *numerator, make_const(type, *c / g));
-  if (!quotient.add(remainder, 1)) return Expr();
+  if (!add_expr(quotient, remainder, 1)) return Expr();
   return or_undefined(from_linear(quotient));
 }
 

@@ -7,12 +7,6 @@
 namespace uma::tir {
 namespace {
 
-bool uses_var(const Stmt& s, const VarNode* var) {
-  bool found = false;
-  pre_order_visit(s, [&](const ExprNode* node, const StmtNode*) { found |= node == var; });
-  return found;
-}
-
 // Restores a variable's bounds when a scope ends.
 class ScopedBounds {
  public:
@@ -37,6 +31,14 @@ class ScopedBounds {
 };
 
 }  // namespace
+
+bool uses_var(const Stmt& s, const VarNode* var) {
+  bool found = false;
+  pre_order_visit(s, [&](const ExprNode* node, const StmtNode*) { found |= node == var; });
+  return found;
+}
+
+bool uses_var(const Expr& e, const VarNode* var) { return uses_var(EvaluateNode::make(e), var); }
 
 Stmt no_op() { return EvaluateNode::make(Expr(0)); }
 

@@ -10,6 +10,7 @@
 
 #include "uma/tir/printer.h"
 #include "uma/tir/simplify.h"
+#include "uma/tir/verifier.h"
 
 namespace uma::tir {
 namespace {
@@ -158,7 +159,7 @@ class Generator {
   Expr expr(int depth) {
     if (depth <= 0 || uniform(0, 9) < 2) return leaf();
     Expr a = expr(depth - 1);
-    switch (uniform(0, 13)) {
+    switch (uniform(0, 14)) {
       case 0:
       case 1:
         return a + expr(depth - 1);
@@ -183,6 +184,11 @@ class Generator {
         return SelectNode::make(condition(depth - 1), a, expr(depth - 1));
       case 12:
         return uniform(0, 1) ? a / expr(depth - 1) : a % expr(depth - 1);
+      case 13: {
+        // What splitting and fusing loops leaves: a / c * c + a % c, a - a / c * c.
+        Expr c = nonzero(1, 8);
+        return uniform(0, 1) ? a / c * c + a % c + leaf() : a - a / c * c;
+      }
       default: {
         Var t = VarNode::make("t", type_);
         vars.push_back(t);
@@ -279,6 +285,10 @@ TEST_P(TirSimplifyRandom, PreservesValuesUnderLoops) {
                            ForKind::kSerial, nest);
     }
     Stmt simplified = simplify(nest);
+    // What comes out is well-formed loop IR.
+    PrimFunc func{"f", {out}, 0, simplified, {}};
+    Status status = verify(func);
+    ASSERT_TRUE(status.ok()) << status.error().message() << "\n" << to_string(func);
     while (const auto* loop = simplified.as<ForNode>()) simplified = loop->body;
     const auto* store = simplified.as<StoreNode>();
     ASSERT_NE(store, nullptr) << to_string(simplify(nest));
