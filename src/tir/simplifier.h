@@ -64,6 +64,8 @@ class Simplifier : public Mutator {
   // simplify_index.cc
   Expr rewrite_index(ExprKind kind, const Expr& a, const Expr& b);
   Expr rewrite_linear(ExprKind kind, const Expr& a, const Expr& b);
+  Expr simplify_sum(const Expr& self);
+  bool collect_sum(const Expr& e, std::int64_t scale, LinearForm& form);
   void merge_div_mod(LinearForm& form);
   Expr rewrite_div(const Expr& a, const Expr& b);
   Expr rewrite_mod(const Expr& a, const Expr& b);

@@ -56,6 +56,12 @@ Expr Simplifier::binary(ExprKind kind, const Expr& a, const Expr& b) {
 
 template <typename T>
 Expr Simplifier::simplify_binary(const T& op, const Expr& self) {
+  constexpr ExprKind kind = T::kKind;
+  if constexpr (kind == ExprKind::Add || kind == ExprKind::Sub || kind == ExprKind::Mul) {
+    if (is_index_type(op.type)) {
+      if (Expr r = simplify_sum(self); r.defined()) return r;
+    }
+  }
   Expr a = mutate(op.a), b = mutate(op.b);
   bool same_operands = a.same_as(op.a) && b.same_as(op.b);
   Expr r = rewrite(T::kKind, a, b);

@@ -139,6 +139,38 @@ Expr Simplifier::rewrite_linear(ExprKind kind, const Expr& a, const Expr& b) {
   return or_undefined(from_linear(sum));
 }
 
+// A whole tree of +, - and products by constants in one linear form, its other nodes
+// simplified on the way: a sum of n terms costs one pass, not one per node.
+Expr Simplifier::simplify_sum(const Expr& self) {
+  LinearForm form{self.type()};
+  if (!collect_sum(self, 1, form)) return Expr();
+  merge_div_mod(form);
+  auto r = from_linear(form);
+  if (!r) return Expr();
+  return equal(*r, self) ? self : *r;
+}
+
+bool Simplifier::collect_sum(const Expr& e, std::int64_t scale, LinearForm& form) {
+  if (auto v = as_const_int(e)) {
+    LinearForm constant{form.type, {}, *v};
+    return form.add(constant, scale);
+  }
+  if (const auto* add = e.as<AddNode>())
+    return collect_sum(add->a, scale, form) && collect_sum(add->b, scale, form);
+  std::int64_t scaled;
+  if (const auto* sub = e.as<SubNode>())
+    return !__builtin_mul_overflow(scale, -1, &scaled) && collect_sum(sub->a, scale, form) &&
+           collect_sum(sub->b, scaled, form);
+  if (const auto* mul = e.as<MulNode>()) {
+    if (auto c = as_const_int(mul->b))
+      return !__builtin_mul_overflow(scale, *c, &scaled) && collect_sum(mul->a, scaled, form);
+    if (auto c = as_const_int(mul->a))
+      return !__builtin_mul_overflow(scale, *c, &scaled) && collect_sum(mul->b, scaled, form);
+    return add_expr(form, binary(ExprKind::Mul, mutate(mul->a), mutate(mul->b)), scale);
+  }
+  return add_expr(form, mutate(e), scale);
+}
+
 // x / c * c + x % c is x, and x - x / c * c is x % c (floor division, c > 0): what
 // splitting a loop and fusing it back leaves.
 void Simplifier::merge_div_mod(LinearForm& form) {
