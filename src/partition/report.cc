@@ -7,16 +7,13 @@
 #include <nlohmann/json.hpp>
 #include <set>
 
+#include "annotations.h"
 #include "uma/graph/ir.h"
 #include "uma/op/cost.h"
 #include "uma/partition/partition.h"
 
 namespace uma {
 namespace {
-
-bool is_host_function(const Function& function) {
-  return !function.attrs().has(kCompositeAttr) && !function.attrs().has(kCompilerAttr);
-}
 
 std::string string_attr(const AttrMap& attrs, std::string_view name) {
   return attrs.string_or_none(name).value_or("");
@@ -142,7 +139,7 @@ void PartitionReport::begin(const Module& module, std::vector<std::string> targe
   // records_of hands out stay valid.
   std::unordered_map<const Node*, std::size_t> ids;
   for (const Function* function : module.functions()) {
-    if (!is_host_function(*function)) continue;
+    if (!annotations::is_host_function(*function)) continue;
     for (const auto& node : function->nodes()) {
       if (node->is_op("constant")) continue;
       NodeRecord record;
@@ -161,8 +158,9 @@ void PartitionReport::begin(const Module& module, std::vector<std::string> targe
       }
       // A call of another host function: that function's nodes are recorded themselves.
       const Function* callee = node->callee();
-      NodeCost cost =
-          callee != nullptr && is_host_function(*callee) ? own_cost(*node) : node_cost(*node);
+      NodeCost cost = callee != nullptr && annotations::is_host_function(*callee)
+                          ? own_cost(*node)
+                          : node_cost(*node);
       record.macs = cost.macs;
       record.bytes = cost.bytes;
       for (const Value* operand : node->operands()) {

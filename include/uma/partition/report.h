@@ -78,6 +78,9 @@ class PartitionReport {
   std::vector<NodeRecord*> records_of(const Node* node);
   // A composite call now stands for `replaced` (merge-composite).
   void replaced_by(const std::vector<Node*>& replaced, const Node* call, std::string composite);
+  // `node` is about to be erased (outlined into a region): later nodes that reuse its
+  // address must not inherit its records.
+  void forget(const Node* node) { live_.erase(node); }
   // Adds a rejection to each record `node` stands for (once: a repeated one is dropped).
   void reject(const Node* node, std::string target, RejectionKind kind, std::string detail);
 
