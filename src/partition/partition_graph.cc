@@ -24,11 +24,9 @@
 // A module without annotations is left as it is. A region whose nodes reach one another
 // through nodes outside it cannot be outlined: that is an error naming it.
 #include <map>
-#include <unordered_map>
-#include <unordered_set>
 
 #include "annotations.h"
-#include "uma/graph/rewriter.h"
+#include "uma/graph/outline.h"
 #include "uma/partition/partition.h"
 #include "uma/partition/report.h"
 
@@ -40,10 +38,8 @@ struct Region {
   std::vector<Node*> nodes;  // in function order
 };
 
-// The regions of `function` in the order of their first node; `member` maps each of their
-// nodes to its region's index.
-Expected<std::vector<Region>> collect_regions(
-    const Function& function, std::unordered_map<const Node*, std::size_t>& member) {
+// The regions of `function` in the order of their first node.
+Expected<std::vector<Region>> collect_regions(const Function& function) {
   std::vector<Region> regions;
   std::map<std::int64_t, std::size_t> by_id;
   for (const auto& owned : function.nodes()) {
@@ -59,7 +55,6 @@ Expected<std::vector<Region>> collect_regions(
       return make_error("{}: {} {} holds nodes of two targets, '{}' and '{}'", node->location(),
                         kRegionAttr, *id, regions[index].target, *target);
     regions[index].nodes.push_back(node);
-    member.emplace(node, index);
   }
   return regions;
 }
@@ -74,76 +69,17 @@ std::int64_t size_of(const Node& node) {
   return size;
 }
 
-// Moves nodes so that each comes after the nodes computing its operands. A node moves up
-// only when an earlier node needs it, so the order stays the one the function had wherever
-// it can. Errors when the nodes depend on one another in a cycle, naming a call on it.
-Status restore_topological_order(Function& function) {
-  std::vector<Node*> nodes = function.node_list();
-  enum class State : std::uint8_t { kNew, kOnPath, kPlaced };
-  std::unordered_map<const Node*, State> state;
-  state.reserve(nodes.size());
-  std::vector<Node*> order;
-  order.reserve(nodes.size());
-  struct Frame {
-    Node* node;
-    std::size_t next_operand;
-  };
-  std::vector<Frame> path;
-  for (Node* root : nodes) {
-    if (state[root] != State::kNew) continue;
-    state[root] = State::kOnPath;
-    path.push_back({root, 0});
-    while (!path.empty()) {
-      Frame& frame = path.back();
-      if (frame.next_operand == frame.node->num_operands()) {
-        state[frame.node] = State::kPlaced;
-        order.push_back(frame.node);
-        path.pop_back();
-        continue;
-      }
-      Node* producer = frame.node->operand(frame.next_operand++)->producer();
-      if (producer == nullptr) continue;
-      State& seen = state[producer];
-      if (seen == State::kNew) {
-        seen = State::kOnPath;
-        path.push_back({producer, 0});
-      } else if (seen == State::kOnPath) {
-        // The cycle is the part of the path from `producer` on.
-        std::string culprit = producer->location();
-        bool on_cycle = false;
-        for (const Frame& f : path) {
-          on_cycle |= f.node == producer;
-          if (on_cycle && f.node->callee() != nullptr &&
-              f.node->callee()->attrs().has(kCompilerAttr))
-            culprit = "@" + f.node->callee()->name();
-        }
-        return make_error(
-            "function @{}: outlining its regions creates a cycle through {}: a region's nodes "
-            "reach one another through nodes outside it",
-            function.name(), culprit);
-      }
-    }
-  }
-  if (order != nodes)
-    for (Node* node : order) function.move_node(node, nullptr);
-  return Status::success();
-}
-
 class Partitioner {
  public:
   Partitioner(Module& module, const PartitionOptions& options)
       : module_(module), options_(options) {}
 
   Expected<bool> run(Function& function) {
-    std::unordered_map<const Node*, std::size_t> member;
-    UMA_TRY_ASSIGN(std::vector<Region> regions, collect_regions(function, member));
+    UMA_TRY_ASSIGN(std::vector<Region> regions, collect_regions(function));
     bool outlined = false;
     for (std::size_t i = 0; i < regions.size(); ++i) {
       if (!large_enough(regions[i])) continue;
-      UMA_TRY_ASSIGN(bool done, outline(function, regions[i], [&](const Node* node) {
-                       auto it = member.find(node);
-                       return it != member.end() && it->second == i;
-                     }));
+      UMA_TRY_ASSIGN(bool done, outline_region(function, regions[i]));
       outlined |= done;
     }
     bool changed = outlined;
@@ -177,62 +113,28 @@ class Partitioner {
   }
 
   // Replaces the region by a call to a new function; false when nothing reads the region.
-  template <typename InRegion>
-  Expected<bool> outline(Function& host, const Region& region, InRegion in_region) {
-    std::vector<Value*> inputs;
-    std::vector<Node*> constants;  // bound into the function
-    std::unordered_set<const Value*> seen;
-    for (const Node* node : region.nodes)
-      for (Value* operand : node->operands()) {
-        Node* producer = operand->producer();
-        if ((producer != nullptr && in_region(producer)) || !seen.insert(operand).second) continue;
-        if (options_.bind_constants && producer != nullptr && producer->is_op("constant"))
-          constants.push_back(producer);
-        else
-          inputs.push_back(operand);
-      }
-    std::vector<Value*> outputs;
-    for (const Node* node : region.nodes)
-      for (Value* result : node->results())
-        for (const Use& use : result->uses())
-          if (use.user == nullptr || !in_region(use.user)) {
-            outputs.push_back(result);
-            break;
-          }
-    if (outputs.empty()) return false;
-
-    std::string name = fresh_name(region.target);
-    UMA_TRY_ASSIGN(Function * callee, module_.add_function(name));
-    callee->mutable_attrs().set(std::string(kCompilerAttr), region.target);
-    callee->mutable_attrs().set("global_symbol", name);
-    callee->mutable_attrs().set("Primitive", std::int64_t{1});
-    ValueMap mapping;
-    for (Value* input : inputs) mapping[input] = callee->add_param(input->type(), input->name());
-    Rewriter body(*callee);
-    for (Node* clone : body.clone(constants, mapping)) annotations::erase_partition_attrs(*clone);
-    for (Node* clone : body.clone(region.nodes, mapping))
-      annotations::erase_partition_attrs(*clone);
-    std::vector<Value*> returned;
-    for (Value* output : outputs) returned.push_back(mapping.at(output));
-    callee->set_outputs(std::move(returned));
-
-    Rewriter rewriter(host);
-    rewriter.set_insertion_point(region.nodes.front());
-    std::string call_name = region.nodes.size() == 1 ? region.nodes.front()->name() : "";
-    UMA_TRY_ASSIGN(Node * call, rewriter.try_call(callee, inputs, std::move(call_name)));
+  Expected<bool> outline_region(Function& host, const Region& region) {
+    OutlineOptions options;
+    if (options_.bind_constants) options.bind_constant = [](const Node&) { return true; };
+    if (region.nodes.size() == 1) options.call_name = region.nodes.front()->name();
+    // The records are keyed by the nodes, which outlining erases.
+    std::vector<NodeRecord*> records;
     if (options_.report != nullptr)
       for (const Node* node : region.nodes)
-        for (NodeRecord* record : options_.report->records_of(node)) {
-          record->target = region.target;
-          record->region = name;
-        }
-    for (std::size_t i = 0; i < outputs.size(); ++i) {
-      call->result(i)->set_name(outputs[i]->name());
-      rewriter.replace_all_uses(outputs[i], call->result(i));
+        for (NodeRecord* record : options_.report->records_of(node)) records.push_back(record);
+    UMA_TRY_ASSIGN(Outlined outlined,
+                   outline(
+                       host, region.nodes, [&] { return fresh_name(region.target); }, options));
+    if (outlined.callee == nullptr) return false;
+    Function& callee = *outlined.callee;
+    callee.mutable_attrs().set(std::string(kCompilerAttr), region.target);
+    callee.mutable_attrs().set("global_symbol", callee.name());
+    callee.mutable_attrs().set("Primitive", std::int64_t{1});
+    for (const auto& node : callee.nodes()) annotations::erase_partition_attrs(*node);
+    for (NodeRecord* record : records) {
+      record->target = region.target;
+      record->region = callee.name();
     }
-    for (auto it = region.nodes.rbegin(); it != region.nodes.rend(); ++it) rewriter.erase(*it);
-    for (Node* constant : constants)
-      if (!constant->result()->has_uses()) rewriter.erase(constant);
     return true;
   }
 
