@@ -45,6 +45,7 @@ int main(int argc, char** argv) {
   uma::tool::add_run_command(app, exit_code);
   uma::tool::add_import_command(app, exit_code);
   uma::tool::add_partition_command(app, exit_code);
+  uma::tool::add_lower_command(app, exit_code);
   CLI11_PARSE(app, argc, argv);
   return exit_code;
 }

@@ -1,0 +1,62 @@
+// Lowering: graph functions become loop-IR functions.
+//
+// Before lowering, `fuse-ops` groups the host function's nodes into fused functions
+// (Primitive = 1): an anchor (convolution, dense, matmul, pooling, a reduction) with the
+// pointwise ops after it, or a chain of pointwise ops; the host function then only calls
+// functions. `lower_function` turns one such function (or a partitioned region, with its
+// composites inlined) into one PrimFunc with one loop nest per anchor.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "uma/graph/pass.h"
+#include "uma/lower/compute.h"
+#include "uma/tir/ir.h"
+
+namespace uma::lower {
+
+// Constants of at most this many elements are written into the loop IR as immediates (and
+// fuse-ops binds them into the fused functions); larger ones are buffers.
+inline constexpr std::int64_t kMaxImmediateElements = 8;
+
+struct LowerOptions {
+  // Rules that replace the defaults (a backend's strategies); looked up first. May be null.
+  const ComputeRegistry* overrides = nullptr;
+  // The symbol of the PrimFunc; the function's global_symbol attribute or name when empty.
+  std::string symbol;
+};
+
+// Lowers a function whose nodes are ops (calls to Composite functions are inlined), in the
+// order of its nodes:
+// - parameters become buffers (named after the values), read where they are used;
+// - a pointwise stage is inlined into its readers, except that a reduction reads a stage
+//   that is not injective from a buffer (computed once, by a block of its own);
+// - a reduction becomes a block named after its stage, writing into a buffer allocated in
+//   the function, or into an output buffer when its value is an output. A reduction whose
+//   value only a pointwise chain reads, at the chain's own indices, and which ends in an
+//   output of its shape, writes that output directly: one block (conv2d_nchw) stores
+//   relu(acc + bias) (epilogue fusion);
+// - outputs not yet written get a pointwise block named after their last stage;
+// - small constants become immediates; larger ones become parameters after the function's
+//   own (see bound_constants).
+// The result is blocked loop IR (serial loops, multi-dimensional buffers) with the
+// function's attributes and global_symbol set. The PrimFunc's params are the function's
+// params in order, then the bound constants, then one buffer per output. Errors name the
+// node whose op has no rule or whose rule failed.
+Expected<tir::PrimFunc> lower_function(const Function& function, const LowerOptions& options = {});
+
+// The parameters of a lowered function that hold constants of the graph function: their
+// index in params and the tensor the caller passes there. (Stored as the PrimFunc's
+// attributes "constants", the list of indices, and "constant.<index>", each tensor.)
+std::vector<std::pair<std::size_t, TensorPtr>> bound_constants(const tir::PrimFunc& func);
+
+}  // namespace uma::lower
+
+namespace uma {
+// fuse-ops (src/lower/fuse_ops.cc): groups host nodes into Primitive functions as above.
+std::unique_ptr<Pass> create_fuse_ops_pass();
+}  // namespace uma

@@ -1,0 +1,152 @@
+// Compute rules of the reductions (src/op/reduce.cc): sum, mean, max and min over a set of
+// axes (all when `axes` is empty), with or without keepdims, and argmax along one axis.
+//
+// As in the reference kernels: integers sum in 64 bits and wrap to their type when stored,
+// and an integer mean truncates toward zero; max and min propagate NaN; argmax gives the
+// first (or, with select_last_index, the last) position of the maximum, NaN above every
+// number. argmax materializes the maximum (argmax_max), then finds its position (argmax).
+#include "uma/lower/compute_util.h"
+#include "uma/op/shape_util.h"
+
+namespace uma::lower {
+namespace {
+
+using tir::Expr;
+using Combiner = Reduction::Combiner;
+
+struct ReduceRule {
+  const char* op;
+  Combiner combiner;
+  bool mean;
+};
+
+const ReduceRule kReduceRules[] = {
+    {"sum", Combiner::kSum, false},
+    {"mean", Combiner::kSum, true},
+    {"max", Combiner::kMax, false},
+    {"min", Combiner::kMin, false},
+};
+
+// Which input axes are reduced, and how output indices and reduction variables make an
+// input index.
+struct AxisMap {
+  std::vector<bool> reduced;
+  bool keepdims = false;
+  Shape extents;  // of the reduced axes, in order
+
+  Indices input_index(const Indices& out, const Indices& r) const {
+    Indices idx;
+    std::size_t next_out = 0, next_r = 0;
+    for (bool is_reduced : reduced) {
+      if (is_reduced) {
+        idx.push_back(r[next_r++]);
+        if (keepdims) ++next_out;
+      } else {
+        idx.push_back(out[next_out++]);
+      }
+    }
+    return idx;
+  }
+};
+
+AxisMap axis_map(const Shape& shape, const std::vector<std::size_t>& axes, bool keepdims) {
+  AxisMap map{std::vector<bool>(shape.size(), axes.empty()), keepdims, {}};
+  for (std::size_t axis : axes) map.reduced[axis] = true;
+  for (std::size_t d = 0; d < shape.size(); ++d)
+    if (map.reduced[d]) map.extents.push_back(shape[d]);
+  return map;
+}
+
+// The attribute `axes` normalized (validated by the op's inference).
+std::vector<std::size_t> axes_of(const Node& node, std::size_t rank) {
+  std::vector<std::size_t> axes;
+  for (std::int64_t axis : node.attrs().get_ints("axes"))
+    axes.push_back(*normalize_axis(axis, rank));
+  return axes;
+}
+
+// a / count rounded toward zero, for a non-negative count (TIR's integer division floors).
+Expr truncating_divide(const Expr& a, const Expr& count) {
+  if (is_unsigned(a.type().dtype)) return a / count;
+  return tir::SelectNode::make(a < 0, Expr(0) - (Expr(0) - a) / count, a / count);
+}
+
+ComputeRule reduce_rule(const ReduceRule& rule) {
+  return [&rule](const Node& node, const std::vector<TensorView>& in,
+                 ComputeBuilder&) -> Expected<std::vector<Stage>> {
+    const TensorType& out = node.result()->tensor_type();
+    const TensorView x = in[0];
+    const AxisMap map =
+        axis_map(x.shape, axes_of(node, x.shape.size()), node.attrs().get_int("keepdims") == 1);
+    Reduction red;
+    red.combiner = rule.combiner;
+    red.extents = map.extents;
+    red.body = [x, map](const Indices& o, const Indices& r) { return x.at(map.input_index(o, r)); };
+    const DType dtype = x.dtype;
+    if (rule.combiner == Combiner::kSum && !is_float(dtype))
+      red.accumulate_dtype = is_unsigned(dtype) ? DType::u64 : DType::i64;
+    if (rule.mean) {
+      std::int64_t count = 1;
+      for (std::int64_t extent : map.extents) count *= extent;
+      red.finalize = [count](const Expr& acc, const Indices&) {
+        DType acc_dtype = acc.type().dtype;
+        if (is_float(acc_dtype)) return acc / constant(acc_dtype, static_cast<double>(count));
+        return truncating_divide(acc, constant(acc_dtype, static_cast<double>(count)));
+      };
+    }
+    Stage stage;
+    stage.name = rule.op;
+    stage.dtype = out.dtype;
+    stage.shape = out.shape;
+    stage.reduction = std::move(red);
+    return std::vector<Stage>{std::move(stage)};
+  };
+}
+
+// The maximum along the axis first; then the least (or greatest) position holding it, or
+// holding a NaN (the maximum is NaN exactly when some element is).
+Expected<std::vector<Stage>> argmax_rule(const Node& node, const std::vector<TensorView>& in,
+                                         ComputeBuilder& builder) {
+  const TensorType& out = node.result()->tensor_type();
+  const TensorView x = in[0];
+  const std::size_t axis = *normalize_axis(node.attrs().get_int("axis"), x.shape.size());
+  const bool last = node.attrs().get_int("select_last_index") == 1;
+  const AxisMap map = axis_map(x.shape, {axis}, node.attrs().get_int("keepdims") == 1);
+  auto element = [x, map](const Indices& o, const Indices& r) {
+    return x.at(map.input_index(o, r));
+  };
+
+  Stage max;
+  max.name = "argmax_max";
+  max.dtype = x.dtype;
+  max.shape = out.shape;
+  max.reduction = Reduction{.combiner = Combiner::kMax, .extents = map.extents, .body = element};
+  TensorView max_view = builder.materialize(max);
+
+  const std::int64_t length = x.shape[axis];
+  Reduction position;
+  position.combiner = last ? Combiner::kMax : Combiner::kMin;
+  position.extents = map.extents;
+  position.body = [element, max_view, last, length](const Indices& o, const Indices& r) {
+    Expr v = element(o, r);
+    Expr is_max = v == max_view.at(o);
+    if (is_float(v.type().dtype)) is_max = is_max || intrinsic("isnan", {v});
+    return tir::SelectNode::make(is_max, r[0], Expr(last ? std::int64_t{-1} : length));
+  };
+  Stage stage;
+  stage.name = "argmax";
+  stage.dtype = out.dtype;
+  stage.shape = out.shape;
+  stage.reduction = std::move(position);
+  return std::vector<Stage>{std::move(stage)};
+}
+
+}  // namespace
+
+void register_reduce_computes(ComputeRegistry& registry) {
+  for (const ReduceRule& rule : kReduceRules)
+    UMA_CHECK(registry.add(rule.op, OpPattern::kAnchor, reduce_rule(rule)).ok());
+  UMA_CHECK(registry.add("argmax", OpPattern::kAnchor, argmax_rule).ok());
+}
+
+}  // namespace uma::lower

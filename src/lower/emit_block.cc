@@ -1,0 +1,175 @@
+// One stage as one block of loops.
+#include "emit_block.h"
+
+#include <fmt/format.h>
+
+#include <unordered_set>
+
+#include "uma/lower/compute_util.h"
+#include "uma/tir/functor.h"
+#include "uma/tir/simplify.h"
+
+namespace uma::lower {
+
+using namespace tir;
+
+namespace {
+
+using Combiner = Reduction::Combiner;
+
+std::vector<Var> make_vars(const std::vector<std::string>& names, std::size_t count,
+                           const char* prefix) {
+  std::vector<Var> vars;
+  vars.reserve(count);
+  for (std::size_t d = 0; d < count; ++d)
+    vars.push_back(VarNode::make(
+        d < names.size() && !names[d].empty() ? names[d] : fmt::format("{}{}", prefix, d)));
+  return vars;
+}
+
+// Loops from the outermost (vars[0]) in, over [0, extents[d]).
+Stmt loop_nest(const std::vector<Var>& vars, const std::vector<std::int64_t>& extents, Stmt body) {
+  for (std::size_t d = vars.size(); d-- > 0;)
+    body = ForNode::make(vars[d], Expr(0), Expr(extents[d]), ForKind::kSerial, std::move(body));
+  return body;
+}
+
+void add_bounds(Bounds& bounds, const std::vector<Var>& vars,
+                const std::vector<std::int64_t>& extents) {
+  for (std::size_t d = 0; d < vars.size(); ++d)
+    bounds[vars[d].as<VarNode>()] = Interval::range(0, extents[d]);
+}
+
+std::vector<Expr> simplified(const std::vector<Var>& indices, const Bounds& bounds) {
+  std::vector<Expr> out;
+  for (const Expr& index : indices) out.push_back(simplify(index, bounds));
+  return out;
+}
+
+Expr init_value(Combiner combiner, DType dtype) {
+  switch (combiner) {
+    case Combiner::kSum:
+      return constant(dtype, 0);
+    case Combiner::kProduct:
+      return constant(dtype, 1);
+    case Combiner::kMax:
+      return lowest(dtype);
+    case Combiner::kMin:
+      return highest(dtype);
+  }
+  return Expr();
+}
+
+// acc combined with x. Float max and min propagate NaN (numpy's maximum): max(acc, x) keeps
+// a NaN accumulator, and a NaN x is taken explicitly.
+Expr combine(Combiner combiner, const Expr& acc, const Expr& x) {
+  switch (combiner) {
+    case Combiner::kSum:
+      return acc + x;
+    case Combiner::kProduct:
+      return acc * x;
+    case Combiner::kMax:
+    case Combiner::kMin: {
+      Expr pick = combiner == Combiner::kMax ? max(acc, x) : min(acc, x);
+      if (!is_float(x.type().dtype)) return pick;
+      if (x.as<VarNode>() != nullptr) return SelectNode::make(intrinsic("isnan", {x}), x, pick);
+      // Bind x once: it is read three times.
+      Var v = VarNode::make("v", x.type());
+      return LetNode::make(v, x, combine(combiner, acc, v));
+    }
+  }
+  return Expr();
+}
+
+// The buffers `body` loads from, in order of first use, leaving out `skip`.
+std::vector<Buffer> loaded_buffers(const Stmt& body, const BufferNode* skip) {
+  std::vector<Buffer> reads;
+  std::unordered_set<const BufferNode*> seen;
+  pre_order_visit(body, [&](const ExprNode* e, const StmtNode*) {
+    if (e == nullptr || e->kind != ExprKind::Load) return;
+    const Buffer& buffer = static_cast<const LoadNode*>(e)->buffer;
+    if (buffer.get() != skip && seen.insert(buffer.get()).second) reads.push_back(buffer);
+  });
+  return reads;
+}
+
+// Sets a flag for its lifetime, then restores it.
+class FlagScope {
+ public:
+  FlagScope(bool* flag, bool value) : flag_(flag), saved_(flag != nullptr && *flag) {
+    if (flag_ != nullptr) *flag_ = value;
+  }
+  ~FlagScope() {
+    if (flag_ != nullptr) *flag_ = saved_;
+  }
+  FlagScope(const FlagScope&) = delete;
+  FlagScope& operator=(const FlagScope&) = delete;
+
+ private:
+  bool* flag_;
+  bool saved_;
+};
+
+}  // namespace
+
+std::vector<Expr> element_indices(std::vector<Expr> indices) {
+  if (indices.empty()) indices.push_back(Expr(0));
+  return indices;
+}
+
+std::vector<Var> output_vars(const Stage& stage) {
+  return make_vars(stage.axis_names, stage.shape.size(), "i");
+}
+
+Stmt emit_block(const BlockRequest& request) {
+  const Stage& stage = *request.stage;
+  const Buffer& target = request.target;
+  UMA_CHECK(request.vars.size() == stage.shape.size(), "block {}: {} loop variables for rank {}",
+            stage.name, request.vars.size(), stage.shape.size());
+  Bounds bounds;
+  add_bounds(bounds, request.vars, stage.shape);
+  std::vector<Expr> out_indices(request.vars.begin(), request.vars.end());
+  auto store = [&](const Expr& value) {
+    Expr stored = request.epilogue ? request.epilogue(value) : value;
+    return StoreNode::make(target, simplify(cast(target->dtype, stored), bounds),
+                           element_indices(simplified(request.vars, bounds)));
+  };
+
+  Stmt body;
+  const BufferNode* local = nullptr;  // the accumulator: the block's own, not a read
+  if (!stage.reduction) {
+    FlagScope pointwise(request.in_reduction, false);
+    body = store(stage.element(out_indices));
+  } else {
+    const Reduction& red = *stage.reduction;
+    DType acc_dtype = red.accumulate_dtype.value_or(
+        stage.dtype == DType::f16 || stage.dtype == DType::bf16 ? DType::f32 : stage.dtype);
+    std::vector<Var> rvars = make_vars(red.axis_names, red.extents.size(), "k");
+    Bounds inner = bounds;
+    add_bounds(inner, rvars, red.extents);
+    Buffer acc = make_buffer("acc", acc_dtype, {Expr(1)}, "local");
+    local = acc.get();
+    Expr acc_value = LoadNode::make(acc, {Expr(0)});
+    Expr x;
+    {
+      FlagScope reducing(request.in_reduction, true);
+      x = red.body(out_indices, std::vector<Expr>(rvars.begin(), rvars.end()));
+    }
+    Expr update = simplify(combine(red.combiner, acc_value, cast(acc_dtype, x)), inner);
+    Expr result = acc_value;
+    if (red.finalize) {
+      FlagScope finalizing(request.in_reduction, false);
+      result = red.finalize(acc_value, out_indices);
+    }
+    Stmt computed = SeqNode::make({
+        StoreNode::make(acc, init_value(red.combiner, acc_dtype), {Expr(0)}),
+        loop_nest(rvars, red.extents, StoreNode::make(acc, update, {Expr(0)})),
+        store(result),
+    });
+    body = AllocateNode::make(acc, computed);
+  }
+  Stmt loops = loop_nest(request.vars, stage.shape, body);
+  return BlockNode::make(stage.name, loaded_buffers(loops, local), {target}, loops, stage.attrs);
+}
+
+}  // namespace uma::lower

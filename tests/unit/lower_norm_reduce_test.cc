@@ -1,0 +1,93 @@
+// Lowered normalizations, softmax and reductions, compiled and compared with the reference
+// interpreter.
+#include "lower_test_util.h"
+#include "tensor_util.h"
+
+namespace uma::testing_lower {
+namespace {
+
+using Ints = std::vector<std::int64_t>;
+using test::make_attrs;
+
+TEST(LowerNorm, BatchNorm) {
+  check_cases({
+      op_case("axis 1", "nn.batch_norm",
+              {f32({2, 3, 4, 4}), f32({3}), f32({3}), f32({3}), f32({3})}),
+      op_case("axis -1, epsilon", "nn.batch_norm",
+              {f32({2, 5}), f32({5}), f32({5}), f32({5}), f32({5})},
+              make_attrs({{"axis", std::int64_t{-1}}, {"epsilon", 2.0}})),
+  });
+}
+
+// The variance of random inputs is near 1/3: epsilon keeps the square root away from 0 for
+// the (random, possibly negative) variance operand of batch_norm above; instance and layer
+// norms compute theirs.
+TEST(LowerNorm, InstanceAndLayerNorm) {
+  check_cases({
+      op_case("instance 2d", "nn.instance_norm", {f32({2, 3, 4, 5}), f32({3}), f32({3})}),
+      op_case("instance 1d", "nn.instance_norm", {f32({1, 2, 7}), f32({2}), f32({2})},
+              make_attrs({{"epsilon", 1e-3}})),
+      op_case("layer, last axis", "nn.layer_norm", {f32({2, 3, 8}), f32({8}), f32({8})}),
+      op_case("layer, axis 1", "nn.layer_norm", {f32({2, 3, 4}), f32({3, 4}), f32({4})},
+              make_attrs({{"axis", std::int64_t{1}}})),
+      op_case("layer, broadcast gamma, no beta", "nn.layer_norm", {f32({3, 2, 5}), f32({1, 5})},
+              make_attrs({{"axis", std::int64_t{-2}}})),
+  });
+}
+
+TEST(LowerNorm, Softmax) {
+  check_cases({
+      op_case("softmax last axis", "nn.softmax", {f32({2, 10})}),
+      op_case("softmax axis 1", "nn.softmax", {f32({2, 3, 4})},
+              make_attrs({{"axis", std::int64_t{1}}})),
+      op_case("log_softmax axis 0", "nn.log_softmax", {f32({5, 3})},
+              make_attrs({{"axis", std::int64_t{0}}})),
+      op_case("log_softmax last axis", "nn.log_softmax", {f32({2, 2, 6})}),
+  });
+}
+
+AttrMap axes(Ints values, std::int64_t keepdims) {
+  return make_attrs({{"axes", values}, {"keepdims", keepdims}});
+}
+
+TEST(LowerReduce, FloatReductions) {
+  check_cases({
+      op_case("sum axis 1", "sum", {f32({3, 4, 5})}, axes({1}, 0)),
+      op_case("sum keepdims", "sum", {f32({3, 4, 5})}, axes({0, 2}, 1)),
+      op_case("mean of all", "mean", {f32({4, 6})}, axes({}, 0)),
+      op_case("mean axis -1 keepdims", "mean", {f32({2, 3, 7})}, axes({-1}, 1)),
+      op_case("max axes 0 2", "max", {f32({3, 4, 5})}, axes({0, 2}, 0)),
+      op_case("min axis -2", "min", {f32({3, 4, 5})}, axes({-2}, 1)),
+  });
+}
+
+TEST(LowerReduce, IntegerReductions) {
+  auto i32 = [](Shape shape) { return TensorType{DType::i32, std::move(shape)}; };
+  auto i8 = [](Shape shape) { return TensorType{DType::i8, std::move(shape)}; };
+  auto u8 = [](Shape shape) { return TensorType{DType::u8, std::move(shape)}; };
+  check_cases({
+      op_case("i32 sum", "sum", {i32({4, 5})}, axes({1}, 0), 0),
+      op_case("i8 mean truncates", "mean", {i8({3, 7})}, axes({1}, 0), 0),
+      op_case("i8 max", "max", {i8({3, 7})}, axes({0}, 1), 0),
+      op_case("u8 min of all", "min", {u8({3, 7})}, axes({}, 0), 0),
+      op_case("u8 sum wraps", "sum", {u8({2, 60})}, axes({1}, 0), 0),
+  });
+}
+
+TEST(LowerReduce, Argmax) {
+  auto i32 = [](Shape shape) { return TensorType{DType::i32, std::move(shape)}; };
+  auto argmax = [](std::int64_t axis, std::int64_t keepdims, std::int64_t last) {
+    return make_attrs({{"axis", axis}, {"keepdims", keepdims}, {"select_last_index", last}});
+  };
+  check_cases({
+      op_case("float axis 1", "argmax", {f32({3, 5, 2})}, argmax(1, 0, 0), 0),
+      op_case("float axis -1 keepdims", "argmax", {f32({3, 6})}, argmax(-1, 1, 0), 0),
+      // Integers in [-5, 5] tie often: first and last positions differ.
+      op_case("ints, first", "argmax", {i32({4, 9})}, argmax(1, 0, 0), 0),
+      op_case("ints, last", "argmax", {i32({4, 9})}, argmax(1, 1, 1), 0),
+      op_case("ints axis 0, last", "argmax", {i32({9, 3})}, argmax(0, 0, 1), 0),
+  });
+}
+
+}  // namespace
+}  // namespace uma::testing_lower

@@ -1,0 +1,95 @@
+// `uma lower`: read graph IR text (or an ONNX model), optionally run graph passes (fuse-ops),
+// lower functions to the loop IR and print it. What the lowering's golden tests run.
+#include <sstream>
+
+#include "commands.h"
+#include "model_io.h"
+#include "uma/lower/lower.h"
+#include "uma/support/file.h"
+#include "uma/tir/printer.h"
+#include "uma/tir/verifier.h"
+
+namespace uma::tool {
+namespace {
+
+struct LowerCommandOptions {
+  std::string input;
+  std::string output = "-";
+  std::string passes;
+  std::vector<std::string> functions;
+  std::vector<std::string> input_shapes;
+};
+
+// The functions to lower: those named, else every Primitive function, else @main.
+Expected<std::vector<const Function*>> selected(const Module& module,
+                                                const std::vector<std::string>& names) {
+  std::vector<const Function*> functions;
+  for (const std::string& name : names) {
+    const Function* function = module.find_function(name);
+    if (function == nullptr) return make_error("the module has no function @{}", name);
+    functions.push_back(function);
+  }
+  if (!names.empty()) return functions;
+  for (const Function* function : module.functions())
+    if (function->attrs().has("Primitive")) functions.push_back(function);
+  if (functions.empty()) {
+    const Function* main = module.find_function("main");
+    if (main == nullptr) return make_error("the module has no Primitive function and no @main");
+    functions.push_back(main);
+  }
+  return functions;
+}
+
+Expected<std::string> lower_module(const LowerCommandOptions& options) {
+  Context context;
+  UMA_TRY_ASSIGN(auto module, load_model(context, options.input, options.input_shapes));
+  if (!options.passes.empty()) {
+    UMA_TRY_ASSIGN(auto pipeline, parse_pipeline(context.passes(), options.passes,
+                                                 PipelineOptions{.verify_each = true}));
+    UMA_TRY_ASSIGN(bool changed, pipeline.run(*module));
+    (void)changed;
+  }
+  UMA_TRY_ASSIGN(std::vector<const Function*> functions, selected(*module, options.functions));
+  std::ostringstream out;
+  for (std::size_t i = 0; i < functions.size(); ++i) {
+    UMA_TRY_ASSIGN(tir::PrimFunc func, lower::lower_function(*functions[i]));
+    UMA_TRY(tir::verify(func));
+    if (i) out << "\n";
+    tir::print(out, func);
+  }
+  return out.str();
+}
+
+}  // namespace
+
+void add_lower_command(CLI::App& app, int& exit_code) {
+  auto options = std::make_shared<LowerCommandOptions>();
+  CLI::App* cmd = app.add_subcommand(
+      "lower", "Lower graph functions to the loop IR and print it (after optional graph passes)");
+  cmd->add_option("model", options->input, "ONNX model (.onnx) or graph IR text file")->required();
+  cmd->add_option("-o,--output", options->output,
+                  "Where to write the loop IR ('-' for standard output)");
+  cmd->add_option("--passes", options->passes,
+                  "Graph passes to run first, comma-separated (e.g. fuse-ops)");
+  cmd->add_option("--function", options->functions,
+                  "A function to lower (repeatable); default: every Primitive function, else "
+                  "@main")
+      ->allow_extra_args(false);
+  cmd->add_option("--input-shape", options->input_shapes,
+                  "For ONNX models: an input's shape, name=AxBxC (repeatable)")
+      ->allow_extra_args(false);
+  cmd->callback([options, &exit_code] {
+    auto text = lower_module(*options);
+    if (!text) {
+      report(text.error());
+      exit_code = 1;
+      return;
+    }
+    if (Status written = write_file(options->output, *text); !written) {
+      report(written.error());
+      exit_code = 1;
+    }
+  });
+}
+
+}  // namespace uma::tool
