@@ -1,5 +1,6 @@
 // The list of core graph passes, by command-line name.
 #include "uma/graph/pass.h"
+#include "uma/lower/lower.h"
 
 namespace uma {
 
@@ -22,6 +23,10 @@ void register_core_passes(PassRegistry& registry) {
       {"fuse-layer-norm", "recognise decomposed layer normalisations as nn.layer_norm",
        create_fuse_layer_norm_pass},
       {"fuse-gelu", "recognise the erf form of GELU as nn.gelu", create_fuse_gelu_pass},
+      {"fuse-ops",
+       "group host nodes into Primitive functions: an anchor with the pointwise ops after it, "
+       "or a chain of pointwise ops",
+       create_fuse_ops_pass},
   };
   for (const Entry& e : entries)
     UMA_CHECK(registry.add(e.name, e.summary, e.factory).ok(), "pass {} registered twice", e.name);
