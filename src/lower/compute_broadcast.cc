@@ -13,7 +13,9 @@ Expected<std::vector<Stage>> broadcast_to_rule(const Node& node, const std::vect
                                                ComputeBuilder&) {
   const TensorType& out = node.result()->tensor_type();
   TensorView x = in[0];
-  auto element = [x](const Indices& idx) { return x.at(broadcast_indices(idx, x.shape)); };
+  auto element = [x, shape = out.shape](const Indices& idx) {
+    return x.at(broadcast_indices(idx, x.shape, shape));
+  };
   return std::vector<Stage>{pointwise_stage("broadcast_to", out.dtype, out.shape, element, true)};
 }
 

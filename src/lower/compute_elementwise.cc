@@ -37,9 +37,9 @@ ComputeRule binary_rule(const BinaryRule& rule) {
                  ComputeBuilder&) -> Expected<std::vector<Stage>> {
     const TensorType& out = node.result()->tensor_type();
     TensorView a = in[0], b = in[1];
-    auto element = [&rule, a, b](const Indices& idx) {
-      return rule.apply(a.at(broadcast_indices(idx, a.shape)),
-                        b.at(broadcast_indices(idx, b.shape)));
+    auto element = [&rule, a, b, shape = out.shape](const Indices& idx) {
+      return rule.apply(a.at(broadcast_indices(idx, a.shape, shape)),
+                        b.at(broadcast_indices(idx, b.shape, shape)));
     };
     return std::vector<Stage>{
         pointwise_stage(block_name(node.op_name()), out.dtype, out.shape, element)};

@@ -50,16 +50,18 @@ Expected<std::vector<Stage>> matmul_rule(const Node& node, const std::vector<Ten
   const std::size_t batch_rank = out.shape.size() - (a_row ? 0 : 1) - (b_column ? 0 : 1);
   const Shape a_batch = a_row ? Shape() : Shape(a.shape.begin(), a.shape.end() - 2);
   const Shape b_batch = b_column ? Shape() : Shape(b.shape.begin(), b.shape.end() - 2);
+  const Shape batch_shape(out.shape.begin(),
+                          out.shape.begin() + static_cast<std::ptrdiff_t>(batch_rank));
   Reduction sum;
   sum.extents = {a.shape.back()};
   sum.axis_names = {"k"};
   sum.accumulate_dtype = accumulator(a.dtype);
   sum.body = [=](const Indices& o, const Indices& r) {
     Indices batch(o.begin(), o.begin() + static_cast<std::ptrdiff_t>(batch_rank));
-    Indices at_a = broadcast_indices(batch, a_batch);
+    Indices at_a = broadcast_indices(batch, a_batch, batch_shape);
     if (!a_row) at_a.push_back(o[batch_rank]);
     at_a.push_back(r[0]);
-    Indices at_b = broadcast_indices(batch, b_batch);
+    Indices at_b = broadcast_indices(batch, b_batch, batch_shape);
     at_b.push_back(r[0]);
     if (!b_column) at_b.push_back(o.back());
     return a.at(at_a) * b.at(at_b);

@@ -107,15 +107,16 @@ Expected<std::vector<Stage>> layer_norm_rule(const Node& node, const std::vector
   const double epsilon = node.attrs().get_float("epsilon");
   Statistics stats = statistics("layer_norm", in[0], axis, builder);
   std::vector<TensorView> v = in;
-  auto element = [v, stats, axis, epsilon](const Indices& idx) {
+  const Shape shape(out.shape.begin() + static_cast<std::ptrdiff_t>(axis), out.shape.end());
+  auto element = [v, stats, axis, epsilon, shape](const Indices& idx) {
     Indices outer(idx.begin(), idx.begin() + static_cast<std::ptrdiff_t>(axis));
     Indices normalized(idx.begin() + static_cast<std::ptrdiff_t>(axis), idx.end());
     Expr x = widened(v[0].at(idx));
     DType dtype = x.type().dtype;
     Expr scale = intrinsic("sqrt", {stats.variance.at(outer) + constant(dtype, epsilon)});
     Expr y = (x - stats.mean.at(outer)) / scale *
-             widened(v[1].at(broadcast_indices(normalized, v[1].shape)));
-    if (v.size() > 2) y = y + widened(v[2].at(broadcast_indices(normalized, v[2].shape)));
+             widened(v[1].at(broadcast_indices(normalized, v[1].shape, shape)));
+    if (v.size() > 2) y = y + widened(v[2].at(broadcast_indices(normalized, v[2].shape, shape)));
     return y;
   };
   return std::vector<Stage>{pointwise_stage("layer_norm", out.dtype, out.shape, element)};

@@ -86,13 +86,16 @@ Expr intrinsic(std::string_view name, std::vector<Expr> args) {
   return CallNode::make(type, std::string(name), std::move(args), CallNode::CallKind::kIntrinsic);
 }
 
-Indices broadcast_indices(const Indices& out, const Shape& from) {
+Indices broadcast_indices(const Indices& out, const Shape& from, const Shape& to) {
   UMA_CHECK(from.size() <= out.size(), "broadcasting rank {} to rank {}", from.size(), out.size());
+  UMA_CHECK(to.empty() || to.size() == out.size(), "{} indices for rank {}", out.size(), to.size());
   std::size_t lead = out.size() - from.size();
   Indices indices;
   indices.reserve(from.size());
-  for (std::size_t d = 0; d < from.size(); ++d)
-    indices.push_back(from[d] == 1 ? Expr(0) : out[lead + d]);
+  for (std::size_t d = 0; d < from.size(); ++d) {
+    bool broadcast = from[d] == 1 && (to.empty() || to[lead + d] != 1);
+    indices.push_back(broadcast ? Expr(0) : out[lead + d]);
+  }
   return indices;
 }
 

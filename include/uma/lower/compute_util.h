@@ -26,7 +26,9 @@ tir::Expr intrinsic(std::string_view name, std::vector<tir::Expr> args);
 
 // The indices that read an operand of shape `from` where the result of a numpy broadcast is
 // read at `out`: the dimensions align at the last one, and a dimension of size 1 reads 0.
-Indices broadcast_indices(const Indices& out, const Shape& from);
+// Given the result's shape `to`, a dimension of size 1 in both reads the result's index
+// (the same value, and the access then reads as the same element as the result's).
+Indices broadcast_indices(const Indices& out, const Shape& from, const Shape& to = {});
 
 // The name of the block of an op's stage: the op name without its namespace
 // ("nn.relu" -> "relu", "image.resize" -> "resize").
