@@ -155,5 +155,24 @@ TEST(LowerNn, MaxPoolWithIndices) {
   });
 }
 
+// 16-bit floats accumulate in f32 and round once when stored, as the reference rounds its
+// double sums: results agree within one unit in the last place of the 16-bit type.
+TEST(LowerNn, HalfPrecision) {
+  std::vector<Case> cases;
+  for (auto [dtype, tolerance] : {std::pair{DType::f16, 1e-3}, std::pair{DType::bf16, 8e-3}}) {
+    auto t = [dtype](Shape shape) { return TensorType{dtype, std::move(shape)}; };
+    std::string name(dtype_name(dtype));
+    cases.push_back(op_case(name + " conv2d", "nn.conv2d",
+                            {t({1, 3, 6, 6}), t({4, 3, 3, 3}), t({4})},
+                            conv_attrs({2, 2}, {1, 1, 1, 1}, {1, 1}), tolerance));
+    cases.push_back(op_case(name + " dense", "nn.dense", {t({3, 9}), t({4, 9})}, {}, tolerance));
+    cases.push_back(op_case(name + " max_pool2d", "nn.max_pool2d", {t({1, 2, 5, 5})},
+                            pool_attrs({3, 3}, {2, 2}, {1, 1, 1, 1}, 1), tolerance));
+    cases.push_back(op_case(name + " avg_pool2d", "nn.avg_pool2d", {t({1, 2, 5, 5})},
+                            pool_attrs({3, 3}, {2, 2}, {1, 1, 1, 1}, 0), tolerance));
+  }
+  check_cases(cases);
+}
+
 }  // namespace
 }  // namespace uma::testing_lower

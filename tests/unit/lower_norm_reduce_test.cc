@@ -50,6 +50,17 @@ AttrMap axes(Ints values, std::int64_t keepdims) {
   return make_attrs({{"axes", values}, {"keepdims", keepdims}});
 }
 
+TEST(LowerNorm, HalfPrecision) {
+  auto f16 = [](Shape shape) { return TensorType{DType::f16, std::move(shape)}; };
+  auto bf16 = [](Shape shape) { return TensorType{DType::bf16, std::move(shape)}; };
+  check_cases({
+      op_case("f16 softmax", "nn.softmax", {f16({3, 8})}, {}, 1e-3),
+      op_case("bf16 log_softmax", "nn.log_softmax", {bf16({3, 8})}, {}, 8e-3),
+      op_case("f16 layer_norm", "nn.layer_norm", {f16({2, 6}), f16({6}), f16({6})}, {}, 1e-3),
+      op_case("f16 mean", "mean", {f16({4, 6})}, axes({1}, 0), 1e-3),
+  });
+}
+
 TEST(LowerReduce, FloatReductions) {
   check_cases({
       op_case("sum axis 1", "sum", {f32({3, 4, 5})}, axes({1}, 0)),
