@@ -307,7 +307,9 @@ class Lowerer final : public ComputeBuilder {
     }
     Shape shape = type.shape;
     // Reading an immediate is as cheap as an index: injective, so inlined everywhere.
-    auto element = [elements, shape, uniform](const Indices& idx) -> Expr {
+    Expr zero = constant(type.dtype, 0);
+    auto element = [elements, shape, uniform, zero](const Indices& idx) -> Expr {
+      if (elements.empty()) return zero;  // an empty tensor: built, never read
       if (uniform || elements.size() == 1) return elements[0];
       Expr flat = Expr(0);
       for (std::size_t d = 0; d < shape.size(); ++d) flat = flat * shape[d] + idx[d];

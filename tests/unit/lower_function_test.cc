@@ -94,6 +94,12 @@ TEST(LowerFunction, FusedChainsMatchTheInterpreter) {
          Value* scaled = b.value("multiply", {p[0], b.constant(small)});
          return std::vector<Value*>{b.value("add", {scaled, b.constant(large)})};
        }},
+      {"an empty constant",
+       {f32({2, 0})},
+       [](Builder& b, const std::vector<Value*>& p) {
+         auto empty = std::make_shared<Tensor>(TensorType{DType::f32, {0}});
+         return std::vector<Value*>{b.value("add", {p[0], b.constant(empty)})};
+       }},
   });
 }
 

@@ -69,6 +69,10 @@ TEST(LowerReduce, FloatReductions) {
       op_case("mean axis -1 keepdims", "mean", {f32({2, 3, 7})}, axes({-1}, 1)),
       op_case("max axes 0 2", "max", {f32({3, 4, 5})}, axes({0, 2}, 0)),
       op_case("min axis -2", "min", {f32({3, 4, 5})}, axes({-2}, 1)),
+      // Over no elements: sum 0, max -inf, mean NaN (0 / 0), as the reference gives.
+      op_case("sum of nothing", "sum", {f32({3, 0})}, axes({1}, 0)),
+      op_case("max of nothing", "max", {f32({3, 0})}, axes({1}, 0)),
+      op_case("mean of nothing", "mean", {f32({0, 2})}, axes({0}, 1)),
   });
 }
 
