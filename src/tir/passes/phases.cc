@@ -1,0 +1,31 @@
+// The loop-IR pipeline: the core passes of TIR_PHASE_0..3, in order (uma/tir/phases.h).
+#include "uma/tir/phases.h"
+
+namespace uma::tir {
+
+TirPipeline core_tir_pipeline(const TirPipelineConfig& config) {
+  TirPipeline pipeline;
+  // TIR_PHASE_0: the blocked loop nests lowering made, left as they are for backends to
+  // schedule and tensorize.
+  pipeline[0] = {};
+  // TIR_PHASE_1: buffers flattened and indices simplified. Loops are parallelized first,
+  // while buffers still have their dimensions.
+  if (config.parallel) pipeline[1].push_back(parallelize_blocks_pass());
+  pipeline[1].push_back(simplify_pass());
+  // TIR_PHASE_2: loop transforms (vectorize, unroll, storage rewrite: none yet).
+  pipeline[2] = {};
+  // TIR_PHASE_3: the final clean-up before code generation (none yet).
+  pipeline[3] = {};
+  return pipeline;
+}
+
+Expected<PrimFunc> run_tir_pipeline(PrimFunc func, const TirPipeline& pipeline,
+                                    const PipelineOptions& options,
+                                    std::vector<PassTiming>* timings) {
+  for (const std::vector<FuncPass>& phase : pipeline) {
+    UMA_TRY_ASSIGN(func, run_passes(std::move(func), phase, options, timings));
+  }
+  return func;
+}
+
+}  // namespace uma::tir
