@@ -8,8 +8,8 @@ namespace uma {
 
 std::string_view dtype_name(DType dtype) {
   switch (dtype) {
-#define UMA_DTYPE_NAME(e, name, type, bytes) \
-  case DType::e:                             \
+#define UMA_DTYPE_NAME(e, name, type, bytes, kind) \
+  case DType::e:                                   \
     return name;
     UMA_FOR_EACH_DTYPE(UMA_DTYPE_NAME)
 #undef UMA_DTYPE_NAME
@@ -18,7 +18,7 @@ std::string_view dtype_name(DType dtype) {
 }
 
 std::optional<DType> parse_dtype(std::string_view name) {
-#define UMA_DTYPE_PARSE(e, text, type, bytes) \
+#define UMA_DTYPE_PARSE(e, text, type, bytes, kind) \
   if (name == text) return DType::e;
   UMA_FOR_EACH_DTYPE(UMA_DTYPE_PARSE)
 #undef UMA_DTYPE_PARSE
@@ -27,8 +27,8 @@ std::optional<DType> parse_dtype(std::string_view name) {
 
 std::size_t dtype_size(DType dtype) {
   switch (dtype) {
-#define UMA_DTYPE_SIZE(e, name, type, bytes) \
-  case DType::e:                             \
+#define UMA_DTYPE_SIZE(e, name, type, bytes, kind) \
+  case DType::e:                                   \
     return bytes;
     UMA_FOR_EACH_DTYPE(UMA_DTYPE_SIZE)
 #undef UMA_DTYPE_SIZE
@@ -36,12 +36,31 @@ std::size_t dtype_size(DType dtype) {
   return 0;
 }
 
-bool is_float(DType dtype) {
-  return dtype == DType::f32 || dtype == DType::f16 || dtype == DType::bf16;
+DTypeKind dtype_kind(DType dtype) {
+  switch (dtype) {
+#define UMA_DTYPE_KIND(e, name, type, bytes, kind) \
+  case DType::e:                                   \
+    return kind;
+    UMA_FOR_EACH_DTYPE(UMA_DTYPE_KIND)
+#undef UMA_DTYPE_KIND
+  }
+  return DTypeKind::Bool;
 }
 
+bool is_float(DType dtype) { return dtype_kind(dtype) == DTypeKind::Float; }
+
 bool is_integer(DType dtype) {
-  return dtype == DType::i8 || dtype == DType::u8 || dtype == DType::i32 || dtype == DType::i64;
+  DTypeKind kind = dtype_kind(dtype);
+  return kind == DTypeKind::Signed || kind == DTypeKind::Unsigned;
+}
+
+bool is_unsigned(DType dtype) { return dtype_kind(dtype) == DTypeKind::Unsigned; }
+
+std::string_view dtype_names() {
+#define UMA_DTYPE_LISTED(e, name, type, bytes, kind) ", " name
+  static constexpr std::string_view kAll = "" UMA_FOR_EACH_DTYPE(UMA_DTYPE_LISTED);
+#undef UMA_DTYPE_LISTED
+  return kAll.substr(2);
 }
 
 float f16_to_f32(std::uint16_t h) {

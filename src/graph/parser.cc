@@ -436,10 +436,8 @@ class Parser {
     }
     std::optional<DType> dtype = parse_dtype(s.substr(i));
     if (!dtype)
-      return error_at(
-          at_index(i),
-          fmt::format("expected a dtype (f32, f16, bf16, i8, u8, i32, i64, bool), found {}",
-                      describe_from(shape, i)));
+      return error_at(at_index(i), fmt::format("expected a dtype ({}), found {}", dtype_names(),
+                                               describe_from(shape, i)));
     type.dtype = *dtype;
     return Status::success();
   }
@@ -822,6 +820,13 @@ class Parser {
       bool is_number = element.kind != TokenKind::bare_id || element.spelling == "inf" ||
                        element.spelling == "nan";
       if (!is_number) return expected_here("a number");
+      if (dtype == DType::f64) {
+        double value = 0;
+        auto [stop, ec] = std::from_chars(begin, end, value);
+        if (ec != std::errc() || stop != end) return out_of_range();
+        tensor.data<double>()[i] = value;
+        return Status::success();
+      }
       float value = 0;
       auto [stop, ec] = std::from_chars(begin, end, value);
       if (ec != std::errc() || stop != end) return out_of_range();
@@ -836,6 +841,13 @@ class Parser {
       return Status::success();
     }
     if (element.kind != TokenKind::integer) return expected_here("an integer");
+    if (dtype == DType::u64) {  // beyond int64's range: read it as unsigned
+      std::uint64_t value = 0;
+      auto [stop, ec] = std::from_chars(begin, end, value);
+      if (ec != std::errc() || stop != end) return out_of_range();
+      tensor.data<std::uint64_t>()[i] = value;
+      return Status::success();
+    }
     std::int64_t value = 0;
     auto [stop, ec] = std::from_chars(begin, end, value);
     if (ec != std::errc() || stop != end) return out_of_range();
@@ -848,10 +860,16 @@ class Parser {
     switch (dtype) {
       case DType::i8:
         return store(static_cast<std::int8_t*>(nullptr));
-      case DType::u8:
-        return store(static_cast<std::uint8_t*>(nullptr));
+      case DType::i16:
+        return store(static_cast<std::int16_t*>(nullptr));
       case DType::i32:
         return store(static_cast<std::int32_t*>(nullptr));
+      case DType::u8:
+        return store(static_cast<std::uint8_t*>(nullptr));
+      case DType::u16:
+        return store(static_cast<std::uint16_t*>(nullptr));
+      case DType::u32:
+        return store(static_cast<std::uint32_t*>(nullptr));
       default:
         return store(static_cast<std::int64_t*>(nullptr));
     }

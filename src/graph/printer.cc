@@ -272,17 +272,32 @@ class ModulePrinter {
       case DType::bf16:
         os_ << format_float(bf16_to_f32(tensor.data<std::uint16_t>()[i]));
         break;
+      case DType::f64:
+        os_ << format_float(tensor.data<double>()[i]);
+        break;
       case DType::i8:
         os_ << static_cast<int>(tensor.data<std::int8_t>()[i]);
         break;
-      case DType::u8:
-        os_ << static_cast<int>(tensor.data<std::uint8_t>()[i]);
+      case DType::i16:
+        os_ << tensor.data<std::int16_t>()[i];
         break;
       case DType::i32:
         os_ << tensor.data<std::int32_t>()[i];
         break;
       case DType::i64:
         os_ << tensor.data<std::int64_t>()[i];
+        break;
+      case DType::u8:
+        os_ << static_cast<int>(tensor.data<std::uint8_t>()[i]);
+        break;
+      case DType::u16:
+        os_ << tensor.data<std::uint16_t>()[i];
+        break;
+      case DType::u32:
+        os_ << tensor.data<std::uint32_t>()[i];
+        break;
+      case DType::u64:
+        os_ << tensor.data<std::uint64_t>()[i];
         break;
       case DType::boolean:
         os_ << (tensor.data<std::uint8_t>()[i] != 0 ? "true" : "false");

@@ -1,6 +1,7 @@
 // Host tensors.
 #include "uma/graph/tensor.h"
 
+#include <bit>
 #include <cmath>
 #include <cstdlib>
 #include <cstring>
@@ -46,14 +47,24 @@ double Tensor::get(std::int64_t i) const {
       return f16_to_f32(data<std::uint16_t>()[i]);
     case DType::bf16:
       return bf16_to_f32(data<std::uint16_t>()[i]);
+    case DType::f64:
+      return data<double>()[i];
     case DType::i8:
       return data<std::int8_t>()[i];
-    case DType::u8:
-      return data<std::uint8_t>()[i];
+    case DType::i16:
+      return data<std::int16_t>()[i];
     case DType::i32:
       return data<std::int32_t>()[i];
     case DType::i64:
       return static_cast<double>(data<std::int64_t>()[i]);
+    case DType::u8:
+      return data<std::uint8_t>()[i];
+    case DType::u16:
+      return data<std::uint16_t>()[i];
+    case DType::u32:
+      return data<std::uint32_t>()[i];
+    case DType::u64:
+      return static_cast<double>(data<std::uint64_t>()[i]);
     case DType::boolean:
       return data<std::uint8_t>()[i] != 0 ? 1.0 : 0.0;
   }
@@ -72,6 +83,26 @@ std::int64_t to_int64(double value) {
   return static_cast<std::int64_t>(value);
 }
 
+// u64 as to_int64 would give it, except that [2^63, 2^64) is u64's own range and values
+// beyond it saturate at u64's maximum.
+std::uint64_t to_uint64(double value) {
+  if (value >= 0x1p64) return std::numeric_limits<std::uint64_t>::max();
+  if (value >= 0x1p63) return static_cast<std::uint64_t>(value);
+  return static_cast<std::uint64_t>(to_int64(value));
+}
+
+// The double rounded to f32 by rounding to odd: when inexact, the result is the f32 toward
+// zero with its lowest bit set. Rounding that once more to f16 or bf16 (11 and 8 bits, both
+// at least 2 fewer than f32's 24) gives the correctly rounded result, which rounding to
+// nearest twice does not always.
+float to_f32_odd(double value) {
+  auto narrow = static_cast<float>(value);
+  if (std::isnan(value) || static_cast<double>(narrow) == value) return narrow;
+  if (std::fabs(static_cast<double>(narrow)) > std::fabs(value))
+    narrow = std::nextafter(narrow, 0.0f);
+  return std::bit_cast<float>(std::bit_cast<std::uint32_t>(narrow) | 1u);
+}
+
 }  // namespace
 
 void Tensor::set(std::int64_t i, double value) {
@@ -81,22 +112,37 @@ void Tensor::set(std::int64_t i, double value) {
       data<float>()[i] = static_cast<float>(value);
       break;
     case DType::f16:
-      data<std::uint16_t>()[i] = f32_to_f16(static_cast<float>(value));
+      data<std::uint16_t>()[i] = f32_to_f16(to_f32_odd(value));
       break;
     case DType::bf16:
-      data<std::uint16_t>()[i] = f32_to_bf16(static_cast<float>(value));
+      data<std::uint16_t>()[i] = f32_to_bf16(to_f32_odd(value));
+      break;
+    case DType::f64:
+      data<double>()[i] = value;
       break;
     case DType::i8:
       data<std::int8_t>()[i] = static_cast<std::int8_t>(to_int64(value));
       break;
-    case DType::u8:
-      data<std::uint8_t>()[i] = static_cast<std::uint8_t>(to_int64(value));
+    case DType::i16:
+      data<std::int16_t>()[i] = static_cast<std::int16_t>(to_int64(value));
       break;
     case DType::i32:
       data<std::int32_t>()[i] = static_cast<std::int32_t>(to_int64(value));
       break;
     case DType::i64:
       data<std::int64_t>()[i] = to_int64(value);
+      break;
+    case DType::u8:
+      data<std::uint8_t>()[i] = static_cast<std::uint8_t>(to_int64(value));
+      break;
+    case DType::u16:
+      data<std::uint16_t>()[i] = static_cast<std::uint16_t>(to_int64(value));
+      break;
+    case DType::u32:
+      data<std::uint32_t>()[i] = static_cast<std::uint32_t>(to_int64(value));
+      break;
+    case DType::u64:
+      data<std::uint64_t>()[i] = to_uint64(value);
       break;
     case DType::boolean:
       data<std::uint8_t>()[i] = value != 0 ? 1 : 0;

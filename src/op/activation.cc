@@ -134,7 +134,7 @@ Expected<std::vector<TensorPtr>> prelu_kernel(const std::vector<TensorPtr>& inpu
       out->set(i, x < 0 ? slope.get(is) * x : x);
     } else {
       std::int64_t x = get_int(data, i);
-      set_int(*out, i, x < 0 ? int_multiply(get_int(slope, is), x) : x);
+      set_int(*out, i, int_less(data.dtype(), x, 0) ? int_multiply(get_int(slope, is), x) : x);
     }
   }
   return std::vector<TensorPtr>{std::move(out)};
@@ -165,14 +165,18 @@ Expected<std::vector<TensorPtr>> clip_kernel(const std::vector<TensorPtr>& input
     }
     return std::vector<TensorPtr>{std::move(out)};
   }
-  // For an integer x, x >= a exactly when x >= ceil(a), and x <= a when x <= floor(a); the
-  // bounds then compare exactly in int64, also for i64 values beyond 2^53.
-  constexpr std::int64_t kLowest = std::numeric_limits<std::int64_t>::min();
-  constexpr std::int64_t kHighest = std::numeric_limits<std::int64_t>::max();
-  std::int64_t lo = saturating_int(std::ceil(a_min), kLowest, kHighest);
-  std::int64_t hi = saturating_int(std::floor(a_max), kLowest, kHighest);
-  for (std::int64_t i = 0; i < out->num_elements(); ++i)
-    set_int(*out, i, std::min(std::max(get_int(x, i), lo), hi));
+  // For an integer x, x >= a exactly when x >= ceil(a), and x <= a when x <= floor(a). The
+  // bounds, saturated to the dtype's range (which x is in), then compare exactly, also for
+  // i64 and u64 values beyond 2^53.
+  DType dtype = x.dtype();
+  std::int64_t lo = saturating_int(std::ceil(a_min), dtype);
+  std::int64_t hi = saturating_int(std::floor(a_max), dtype);
+  for (std::int64_t i = 0; i < out->num_elements(); ++i) {
+    std::int64_t v = get_int(x, i);
+    if (int_less(dtype, v, lo)) v = lo;
+    if (int_less(dtype, hi, v)) v = hi;
+    set_int(*out, i, v);
+  }
   return std::vector<TensorPtr>{std::move(out)};
 }
 

@@ -5,9 +5,10 @@
 // Semantics of the reference kernels:
 // - Floating-point dtypes compute in double and round once to the result dtype. For +, -,
 //   * and / that equals the dtype's own correctly rounded arithmetic, because double has
-//   more than twice the precision of f32.
-// - Integers compute in int64 and wrap modulo 2^bits, as the generated C does on every
-//   target we build for. Division truncates toward zero; a zero divisor is an error.
+//   more than twice the precision of f32 (and f64 is double).
+// - Integers compute in int64 (u64 as uint64) and wrap modulo 2^bits, as the generated C
+//   does on every target we build for. Division truncates toward zero; a zero divisor is an
+//   error.
 //   power with a negative exponent truncates the real result toward zero (so it is 0
 //   unless the base is 1 or -1); zero to a negative power is an error.
 // - maximum, minimum and nn.relu propagate NaN, as numpy and PyTorch do.
@@ -28,22 +29,17 @@ namespace {
 
 using namespace elementwise;
 
-// The kernel rejects b == 0 first; INT64_MIN / -1 wraps like the negation it is.
-std::int64_t int_divide(std::int64_t a, std::int64_t b) {
-  return b == -1 ? int_negative(a) : a / b;
-}
-
-// Exponentiation by squaring, wrapping like repeated multiplication would. The kernel
-// rejects 0 to a negative power first.
-std::int64_t int_power(std::int64_t base, std::int64_t exponent) {
-  if (exponent < 0) {
+// Exponentiation by squaring, wrapping like repeated multiplication would. A u64 exponent
+// is never negative. The kernel rejects 0 to a negative power first.
+std::int64_t int_power(DType dtype, std::int64_t base, std::int64_t exponent) {
+  if (int_less(dtype, exponent, 0)) {
     if (base == 1) return 1;
     if (base == -1) return exponent % 2 == 0 ? 1 : -1;
     return 0;
   }
   std::int64_t result = 1;
-  for (; exponent > 0; exponent /= 2) {
-    if (exponent % 2 == 1) result = int_multiply(result, base);
+  for (auto e = static_cast<std::uint64_t>(exponent); e > 0; e /= 2) {
+    if (e % 2 == 1) result = int_multiply(result, base);
     base = int_multiply(base, base);
   }
   return result;
@@ -61,20 +57,27 @@ double float_minimum(double a, double b) {
 // What an integer right-hand side must not be.
 enum class IntGuard { None, NonzeroDivisor, NoZeroToNegativePower };
 
+// The integer functions take the operands' dtype, for the ops whose result depends on the
+// sign (get_int reads a u64 from 2^63 on as negative).
 struct BinaryOp {
   const char* name;
   double (*on_float)(double, double);
-  std::int64_t (*on_int)(std::int64_t, std::int64_t);
+  std::int64_t (*on_int)(DType, std::int64_t, std::int64_t);
   IntGuard guard = IntGuard::None;
 };
 
 const BinaryOp kBinaryOps[] = {
-    {"add", [](double a, double b) { return a + b; }, int_add},
-    {"subtract", [](double a, double b) { return a - b; }, int_subtract},
-    {"multiply", [](double a, double b) { return a * b; }, int_multiply},
+    {"add", [](double a, double b) { return a + b; },
+     [](DType, std::int64_t a, std::int64_t b) { return int_add(a, b); }},
+    {"subtract", [](double a, double b) { return a - b; },
+     [](DType, std::int64_t a, std::int64_t b) { return int_subtract(a, b); }},
+    {"multiply", [](double a, double b) { return a * b; },
+     [](DType, std::int64_t a, std::int64_t b) { return int_multiply(a, b); }},
     {"divide", [](double a, double b) { return a / b; }, int_divide, IntGuard::NonzeroDivisor},
-    {"maximum", float_maximum, [](std::int64_t a, std::int64_t b) { return a > b ? a : b; }},
-    {"minimum", float_minimum, [](std::int64_t a, std::int64_t b) { return a < b ? a : b; }},
+    {"maximum", float_maximum,
+     [](DType t, std::int64_t a, std::int64_t b) { return int_less(t, a, b) ? b : a; }},
+    {"minimum", float_minimum,
+     [](DType t, std::int64_t a, std::int64_t b) { return int_less(t, b, a) ? b : a; }},
     {"power", [](double a, double b) { return std::pow(a, b); }, int_power,
      IntGuard::NoZeroToNegativePower},
 };
@@ -83,16 +86,17 @@ struct UnaryOp {
   const char* name;
   Accepts accepts;
   double (*on_float)(double);
-  std::int64_t (*on_int)(std::int64_t);  // nullptr when only floats are accepted
+  std::int64_t (*on_int)(DType, std::int64_t);  // nullptr when only floats are accepted
 };
 
 const UnaryOp kUnaryOps[] = {
     {"nn.relu", Accepts::Numbers, [](double x) { return std::isnan(x) || x > 0 ? x : 0.0; },
-     [](std::int64_t x) { return x > 0 ? x : 0; }},
-    {"negative", Accepts::Numbers, [](double x) { return -x; }, int_negative},
+     [](DType t, std::int64_t x) { return int_less(t, 0, x) ? x : 0; }},
+    {"negative", Accepts::Numbers, [](double x) { return -x; },
+     [](DType, std::int64_t x) { return int_negative(x); }},
     // Wraps like negation: abs of the most negative value is itself.
     {"abs", Accepts::Numbers, [](double x) { return std::fabs(x); },
-     [](std::int64_t x) { return x < 0 ? int_negative(x) : x; }},
+     [](DType t, std::int64_t x) { return int_less(t, x, 0) ? int_negative(x) : x; }},
     {"sigmoid", Accepts::Floats, [](double x) { return 1.0 / (1.0 + std::exp(-x)); }, nullptr},
     {"tanh", Accepts::Floats, [](double x) { return std::tanh(x); }, nullptr},
     {"exp", Accepts::Floats, [](double x) { return std::exp(x); }, nullptr},
@@ -128,9 +132,9 @@ Expected<std::vector<TensorPtr>> run_binary(const BinaryOp& op,
     std::int64_t y = get_int(b, ib);
     if (op.guard == IntGuard::NonzeroDivisor && y == 0)
       return make_error("integer division by zero");
-    if (op.guard == IntGuard::NoZeroToNegativePower && x == 0 && y < 0)
+    if (op.guard == IntGuard::NoZeroToNegativePower && x == 0 && int_less(a.dtype(), y, 0))
       return make_error("integer zero raised to the negative power {}", y);
-    set_int(*out, i, op.on_int(x, y));
+    set_int(*out, i, op.on_int(a.dtype(), x, y));
   }
   return std::vector<TensorPtr>{std::move(out)};
 }
@@ -144,7 +148,7 @@ Expected<std::vector<TensorPtr>> run_unary(const UnaryOp& op, const std::vector<
     if (floats)
       out->set(i, op.on_float(x.get(i)));
     else
-      set_int(*out, i, op.on_int(get_int(x, i)));
+      set_int(*out, i, op.on_int(x.dtype(), get_int(x, i)));
   }
   return std::vector<TensorPtr>{std::move(out)};
 }
@@ -155,9 +159,7 @@ Expected<DType> cast_dtype(const AttrMap& attrs) {
   const std::string& name = attrs.get_string("dtype");
   std::optional<DType> dtype = parse_dtype(name);
   if (!dtype)
-    return make_error(
-        "attribute 'dtype' is \"{}\", but must be one of f32, f16, bf16, i8, u8, i32, i64, bool",
-        name);
+    return make_error("attribute 'dtype' is \"{}\", but must be one of {}", name, dtype_names());
   return *dtype;
 }
 
@@ -178,11 +180,13 @@ Expected<std::vector<TensorPtr>> cast_kernel(const std::vector<TensorPtr>& input
     else if (is_float(from) && is_float(to))
       out->set(i, x.get(i));
     else if (is_float(from))
-      set_int(*out, i, saturating_int(x.get(i), int_min(to), int_max(to)));
-    else if (to == DType::f32 && from == DType::i64)
-      out->data<float>()[i] = static_cast<float>(get_int(x, i));  // one rounding, not two
+      set_int(*out, i, saturating_int(x.get(i), to));
+    else if (to == DType::f32 && from == DType::i64)  // one rounding, not two
+      out->data<float>()[i] = static_cast<float>(x.data<std::int64_t>()[i]);
+    else if (to == DType::f32 && from == DType::u64)
+      out->data<float>()[i] = static_cast<float>(x.data<std::uint64_t>()[i]);
     else if (is_float(to))
-      out->set(i, static_cast<double>(get_int(x, i)));
+      out->set(i, x.get(i));
     else
       set_int(*out, i, get_int(x, i));
   }

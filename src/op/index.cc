@@ -145,9 +145,13 @@ Expected<std::vector<TensorPtr>> take_kernel(const std::vector<TensorPtr>& input
   std::vector<std::int64_t> rows(static_cast<std::size_t>(count));
   for (std::int64_t j = 0; j < count; ++j) {
     std::int64_t index = elementwise::get_int(indices, j);
-    if (index < -dim || index >= dim)
-      return make_error("index {} (element {} of indices) is out of range for axis {} of size {}",
-                        index, j, axis, dim);
+    // A u64 index from 2^63 on reads as negative, but is far beyond the end.
+    bool huge = indices.dtype() == DType::u64 && index < 0;
+    if (huge || index < -dim || index >= dim)
+      return make_error(
+          "index {} (element {} of indices) is out of range for axis {} of size {}",
+          huge ? fmt::format("{}", static_cast<std::uint64_t>(index)) : fmt::format("{}", index), j,
+          axis, dim);
     rows[static_cast<std::size_t>(j)] = index < 0 ? index + dim : index;
   }
   for (std::int64_t o = 0; o < outer; ++o)

@@ -17,7 +17,7 @@ namespace {
 
 using namespace elementwise;
 
-// The relation as "a op b" on doubles and on int64 (bools read as 0 and 1).
+// The relation as "a op b" on doubles and on int64 order keys (bools read as 0 and 1).
 struct Comparison {
   const char* name;
   Accepts accepts;
@@ -53,12 +53,14 @@ Expected<std::vector<TensorPtr>> run_comparison(const Comparison& op,
   const Shape& shape = out->shape();
   std::vector<std::int64_t> a_strides = broadcast_strides(a.shape(), shape);
   std::vector<std::int64_t> b_strides = broadcast_strides(b.shape(), shape);
-  bool floats = is_float(a.dtype());
+  DType dtype = a.dtype();
+  bool floats = is_float(dtype);
   for (std::int64_t i = 0; i < out->num_elements(); ++i) {
     std::int64_t ia = strided_offset(i, shape, a_strides);
     std::int64_t ib = strided_offset(i, shape, b_strides);
-    bool result =
-        floats ? op.on_float(a.get(ia), b.get(ib)) : op.on_int(get_int(a, ia), get_int(b, ib));
+    bool result = floats ? op.on_float(a.get(ia), b.get(ib))
+                         : op.on_int(int_order_key(dtype, get_int(a, ia)),
+                                     int_order_key(dtype, get_int(b, ib)));
     set_int(*out, i, result ? 1 : 0);
   }
   return std::vector<TensorPtr>{std::move(out)};

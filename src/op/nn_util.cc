@@ -40,7 +40,8 @@ Status check_float_dtypes(const std::vector<Type>& inputs,
                           std::initializer_list<const char*> names) {
   const char* const* name = names.begin();
   DType dtype = inputs[0].tensor().dtype;
-  if (!is_float(dtype))
+  // f64 is left out: these kernels read their operands as f32 (to_floats).
+  if (!is_float(dtype) || dtype == DType::f64)
     return make_error("{} is {}, but only floating-point types (f32, f16, bf16) are supported",
                       name[0], dtype_name(dtype));
   for (std::size_t i = 1; i < inputs.size() && i < names.size(); ++i)

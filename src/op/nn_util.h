@@ -30,7 +30,7 @@ const char* padding_meaning(std::size_t rank);
 
 // ---- checks ----
 
-// The operands share one floating-point dtype; `names` names them in messages ("data",
+// The operands share one of f32, f16 and bf16; `names` names them in messages ("data",
 // "weight", "bias"), and only as many operands as there are are checked.
 Status check_float_dtypes(const std::vector<Type>& inputs,
                           std::initializer_list<const char*> names);

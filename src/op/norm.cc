@@ -28,8 +28,9 @@ using ParamNames = std::initializer_list<const char*>;
 Status check_float_operands(const std::vector<Type>& inputs, ParamNames params) {
   DType dtype = inputs[0].tensor().dtype;
   if (!is_float(dtype))
-    return make_error("data is {}, but only floating-point types (f32, f16, bf16) are supported",
-                      dtype_name(dtype));
+    return make_error(
+        "data is {}, but only floating-point types (f32, f16, bf16, f64) are supported",
+        dtype_name(dtype));
   std::size_t i = 1;
   for (const char* name : params) {
     if (i >= inputs.size()) break;

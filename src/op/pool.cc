@@ -54,7 +54,8 @@ Status check_data(const std::vector<Type>& inputs, std::size_t rank, Pool pool) 
                       to_string(Type(data)));
   if (is_max(pool) && (data.dtype == DType::i8 || data.dtype == DType::u8))
     return Status::success();
-  if (!is_float(data.dtype))
+  // f64 is left out: the kernels read the data as f32 (nn::to_floats).
+  if (!is_float(data.dtype) || data.dtype == DType::f64)
     return make_error(
         "data is {}, but only {} are supported", dtype_name(data.dtype),
         is_max(pool) ? "f32, f16, bf16, i8 and u8" : "floating-point types (f32, f16, bf16)");

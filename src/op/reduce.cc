@@ -3,8 +3,8 @@
 // Semantics of the reference kernels:
 // - Floating-point dtypes accumulate in double and round once to the result dtype; max and
 //   min propagate NaN, as numpy does.
-// - Integers accumulate in int64 and wrap modulo 2^bits like elementwise arithmetic; mean
-//   divides the sum by the count, truncating toward zero.
+// - Integers accumulate in int64 (u64 as uint64) and wrap modulo 2^bits like elementwise
+//   arithmetic; mean divides the sum by the count, truncating toward zero.
 // - Over zero elements, sum is 0, a float mean is NaN (0/0), max is -inf (the dtype's least
 //   value for integers) and min +inf (the greatest): ONNX's rule since opset 18.
 // - argmax gives the index of the first largest element (the last with select_last_index);
@@ -99,10 +99,10 @@ std::int64_t int_start(Reduction kind, DType dtype) {
   return 0;
 }
 
-std::int64_t int_step(Reduction kind, std::int64_t acc, std::int64_t x) {
+std::int64_t int_step(Reduction kind, DType dtype, std::int64_t acc, std::int64_t x) {
   if (kind == Reduction::Sum || kind == Reduction::Mean) return elementwise::int_add(acc, x);
-  if (kind == Reduction::Max) return x > acc ? x : acc;
-  return x < acc ? x : acc;
+  if (kind == Reduction::Max) return elementwise::int_less(dtype, acc, x) ? x : acc;
+  return elementwise::int_less(dtype, x, acc) ? x : acc;
 }
 
 Expected<std::vector<TensorPtr>> run_reduction(Reduction kind, const std::vector<TensorPtr>& inputs,
@@ -125,7 +125,7 @@ Expected<std::vector<TensorPtr>> run_reduction(Reduction kind, const std::vector
     if (floats)
       float_acc[o] = float_step(kind, float_acc[o], input.get(i));
     else
-      int_acc[o] = int_step(kind, int_acc[o], elementwise::get_int(input, i));
+      int_acc[o] = int_step(kind, input.dtype(), int_acc[o], elementwise::get_int(input, i));
   }
   for (std::size_t o = 0; o < size; ++o) {
     auto index = static_cast<std::int64_t>(o);
@@ -133,7 +133,9 @@ Expected<std::vector<TensorPtr>> run_reduction(Reduction kind, const std::vector
     if (floats)
       out->set(index, mean ? float_acc[o] / static_cast<double>(shape.count) : float_acc[o]);
     else
-      elementwise::set_int(*out, index, mean ? int_acc[o] / shape.count : int_acc[o]);
+      elementwise::set_int(
+          *out, index,
+          mean ? elementwise::int_divide(input.dtype(), int_acc[o], shape.count) : int_acc[o]);
   }
   return std::vector<TensorPtr>{std::move(out)};
 }
@@ -160,7 +162,8 @@ Expected<std::vector<Type>> infer_argmax(const std::vector<Type>& inputs, const 
 
 // Element a of `t` orders after element b: larger, with NaN larger than every number.
 bool greater(const Tensor& t, std::int64_t a, std::int64_t b) {
-  if (!is_float(t.dtype())) return elementwise::get_int(t, a) > elementwise::get_int(t, b);
+  if (!is_float(t.dtype()))
+    return elementwise::int_less(t.dtype(), elementwise::get_int(t, b), elementwise::get_int(t, a));
   double x = t.get(a), y = t.get(b);
   if (std::isnan(y)) return false;
   return std::isnan(x) || x > y;

@@ -15,9 +15,8 @@ Expected<DType> dtype_attr(const AttrMap& attrs, const char* name) {
   const std::string& text = attrs.get_string(name);
   std::optional<DType> dtype = parse_dtype(text);
   if (!dtype)
-    return make_error(
-        "attribute '{}' is '{}', which is not a dtype (f32, f16, bf16, i8, u8, i32, i64, bool)",
-        name, text);
+    return make_error("attribute '{}' is '{}', which is not a dtype ({})", name, text,
+                      dtype_names());
   return *dtype;
 }
 

@@ -59,10 +59,11 @@ void copy_elements(const Tensor& from, std::int64_t from_offset, Tensor& to, std
 
 Status check_representable(double value, DType dtype, std::string_view what) {
   if (!is_integer(dtype)) return Status::success();
-  std::int64_t least = elementwise::int_min(dtype), greatest = elementwise::int_max(dtype);
   // The range is [lowest, limit). As doubles these are exact, except that i64's greatest
-  // rounds up to 2^63, which is its limit anyway.
-  double lowest = static_cast<double>(least), limit = static_cast<double>(greatest) + 1.0;
+  // rounds up to 2^63, which is its limit anyway. u64's greatest reads as -1 in int64.
+  double lowest = static_cast<double>(elementwise::int_min(dtype));
+  double limit =
+      dtype == DType::u64 ? 0x1p64 : static_cast<double>(elementwise::int_max(dtype)) + 1.0;
   if (std::trunc(value) != value || value < lowest || value >= limit)
     return make_error("{} is {}, which is not a value of {}", what, value, dtype_name(dtype));
   return Status::success();

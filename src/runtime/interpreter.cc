@@ -236,7 +236,10 @@ std::vector<TensorPtr> random_inputs(const Function& function, std::uint64_t see
     DType dtype = type.dtype;
     // Floats come from a grid of k * 2^(1-p) - 1 with p the dtype's precision, so every
     // value is exact in the dtype and none rounds up to 1.
-    int precision = dtype == DType::bf16 ? 8 : dtype == DType::f16 ? 11 : 24;
+    int precision = dtype == DType::bf16  ? 8
+                    : dtype == DType::f16 ? 11
+                    : dtype == DType::f64 ? 53
+                                          : 24;
     for (std::int64_t i = 0; i < tensor->num_elements(); ++i) {
       std::uint64_t r = rng();
       double value;
@@ -244,7 +247,7 @@ std::vector<TensorPtr> random_inputs(const Function& function, std::uint64_t see
         value = std::ldexp(static_cast<double>(r >> (64 - precision)), 1 - precision) - 1.0;
       else if (dtype == DType::boolean)
         value = static_cast<double>(r & 1);
-      else if (dtype == DType::u8)
+      else if (is_unsigned(dtype))
         value = static_cast<double>(r % 11);
       else
         value = static_cast<double>(r % 11) - 5.0;

@@ -22,8 +22,10 @@ struct NpyType {
   DType dtype;
 };
 constexpr NpyType kTypes[] = {
-    {"f4", DType::f32}, {"f2", DType::f16}, {"V2", DType::bf16}, {"i1", DType::i8},
-    {"u1", DType::u8},  {"i4", DType::i32}, {"i8", DType::i64},  {"b1", DType::boolean},
+    {"f4", DType::f32},     {"f2", DType::f16}, {"V2", DType::bf16}, {"f8", DType::f64},
+    {"i1", DType::i8},      {"i2", DType::i16}, {"i4", DType::i32},  {"i8", DType::i64},
+    {"u1", DType::u8},      {"u2", DType::u16}, {"u4", DType::u32},  {"u8", DType::u64},
+    {"b1", DType::boolean},
 };
 
 // What the dict literal of a header says.
@@ -141,13 +143,10 @@ Expected<DType> dtype_of(std::string_view descr, bool& big_endian) {
     for (const NpyType& type : kTypes)
       if (type.code == code) return type.dtype;
   }
-  std::string_view hint = descr.find("f8") != std::string_view::npos
-                              ? " (save it as float32: array.astype(numpy.float32))"
-                              : "";
   return make_error(
-      "dtype '{}' is not supported; uma reads float32, float16, bfloat16 (as '<V2'), "
-      "int8, uint8, int32, int64 and bool{}",
-      descr, hint);
+      "dtype '{}' is not supported; uma reads float32, float16, bfloat16 (as '<V2'), float64, "
+      "int8, int16, int32, int64, uint8, uint16, uint32, uint64 and bool",
+      descr);
 }
 
 }  // namespace

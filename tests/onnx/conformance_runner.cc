@@ -65,31 +65,50 @@ std::vector<fs::path> numbered_files(const fs::path& dir, const std::string& pre
   }
 }
 
-// A test data file. ONNX 1.12's generator writes bfloat16 data as UINT16 tensors of the
-// same bit patterns (numpy has no bfloat16), so UINT16 is read as BFLOAT16.
-uma::Expected<std::shared_ptr<uma::Tensor>> read_test_tensor(const fs::path& path) {
+// What the model declares: the names of the graph's inputs that are not initializers, in
+// order (what input_N.pb feed), and the element types of those inputs and of the outputs.
+struct Signature {
+  std::vector<std::string> input_names;
+  std::vector<int> input_types, output_types;
+};
+
+Signature model_signature(const fs::path& model_path) {
+  Signature signature;
+  auto bytes = uma::read_file(model_path.string());
+  onnx::ModelProto model;
+  if (!bytes || !model.ParseFromString(*bytes)) return signature;
+  std::set<std::string> initializers;
+  for (const onnx::TensorProto& init : model.graph().initializer())
+    initializers.insert(init.name());
+  for (const onnx::ValueInfoProto& input : model.graph().input()) {
+    if (initializers.count(input.name()) != 0) continue;
+    signature.input_names.push_back(input.name());
+    signature.input_types.push_back(input.type().tensor_type().elem_type());
+  }
+  for (const onnx::ValueInfoProto& output : model.graph().output())
+    signature.output_types.push_back(output.type().tensor_type().elem_type());
+  return signature;
+}
+
+// Element i of `types`, or UNDEFINED.
+int declared(const std::vector<int>& types, std::size_t i) {
+  return i < types.size() ? types[i] : onnx::TensorProto::UNDEFINED;
+}
+
+// A test data file for a value the model declares of `declared_type`. ONNX 1.12's generator
+// writes bfloat16 data as UINT16 tensors of the same bit patterns (numpy has no bfloat16), so
+// UINT16 data of a BFLOAT16 value is read as BFLOAT16.
+uma::Expected<std::shared_ptr<uma::Tensor>> read_test_tensor(const fs::path& path,
+                                                             int declared_type) {
   auto bytes = uma::read_file(path.string());
   if (!bytes) return bytes.error();
   onnx::TensorProto proto;
   if (!proto.ParseFromString(*bytes))
     return uma::make_error("{}: not a TensorProto", path.string());
-  if (proto.data_type() == onnx::TensorProto::UINT16)
+  if (proto.data_type() == onnx::TensorProto::UINT16 &&
+      declared_type == onnx::TensorProto::BFLOAT16)
     proto.set_data_type(onnx::TensorProto::BFLOAT16);
   return uma::tensor_from_onnx(proto, path.string(), "");
-}
-
-// The names of the graph's inputs that are not initializers, in order: what input_N.pb feed.
-std::vector<std::string> graph_input_names(const fs::path& model_path) {
-  std::vector<std::string> names;
-  auto bytes = uma::read_file(model_path.string());
-  onnx::ModelProto model;
-  if (!bytes || !model.ParseFromString(*bytes)) return names;
-  std::set<std::string> initializers;
-  for (const onnx::TensorProto& init : model.graph().initializer())
-    initializers.insert(init.name());
-  for (const onnx::ValueInfoProto& input : model.graph().input())
-    if (initializers.count(input.name()) == 0) names.push_back(input.name());
-  return names;
 }
 
 bool needs_constant(const uma::Error& error) {
@@ -98,16 +117,15 @@ bool needs_constant(const uma::Error& error) {
 
 // Imports the model with inputs `frozen` bound to their test values, runs it on the others
 // and compares the outputs. An empty string when it passes, else why not.
-std::string run_data_set(const fs::path& dir, const fs::path& data_set,
-                         const std::vector<std::string>& input_names,
+std::string run_data_set(const fs::path& dir, const fs::path& data_set, const Signature& signature,
                          const std::vector<uma::TensorPtr>& inputs, std::size_t first_frozen,
                          bool& retry) {
   uma::Context context;
   uma::OnnxImportOptions options;
   std::vector<uma::TensorPtr> arguments;
   for (std::size_t i = 0; i < inputs.size(); ++i) {
-    if (i >= first_frozen && i < input_names.size())
-      options.constant_inputs.emplace(input_names[i], inputs[i]);
+    if (i >= first_frozen && i < signature.input_names.size())
+      options.constant_inputs.emplace(signature.input_names[i], inputs[i]);
     else
       arguments.push_back(inputs[i]);
   }
@@ -124,7 +142,7 @@ std::string run_data_set(const fs::path& dir, const fs::path& data_set,
   if (expected_files.size() != outputs->size())
     return fmt::format("{} output(s), but {} expected", outputs->size(), expected_files.size());
   for (std::size_t i = 0; i < expected_files.size(); ++i) {
-    auto expected = read_test_tensor(expected_files[i]);
+    auto expected = read_test_tensor(expected_files[i], declared(signature.output_types, i));
     if (!expected) return expected.error().message();
     const uma::Tensor& actual = *(*outputs)[i];
     uma::TensorComparison result = uma::compare_tensors(actual, **expected, kRtol, kAtol);
@@ -150,7 +168,7 @@ std::string run_data_set(const fs::path& dir, const fs::path& data_set,
 // after the first, then all inputs, are bound to their test values as constants: the
 // model is then what an exporter would write, with those values as initializers.
 std::string run_test(const fs::path& dir, bool& frozen) {
-  std::vector<std::string> input_names = graph_input_names(dir / "model.onnx");
+  Signature signature = model_signature(dir / "model.onnx");
   std::vector<fs::path> data_sets;
   for (const auto& entry : fs::directory_iterator(dir))
     if (entry.is_directory() && entry.path().filename().string().starts_with("test_data_set_"))
@@ -158,8 +176,9 @@ std::string run_test(const fs::path& dir, bool& frozen) {
   std::sort(data_sets.begin(), data_sets.end());
   for (const fs::path& data_set : data_sets) {
     std::vector<uma::TensorPtr> inputs;
-    for (const fs::path& file : numbered_files(data_set, "input")) {
-      auto tensor = read_test_tensor(file);
+    std::vector<fs::path> input_files = numbered_files(data_set, "input");
+    for (std::size_t i = 0; i < input_files.size(); ++i) {
+      auto tensor = read_test_tensor(input_files[i], declared(signature.input_types, i));
       if (!tensor) {
         // When the model itself is refused (a sequence input, say), that is the reason.
         uma::Context context;
@@ -171,7 +190,7 @@ std::string run_test(const fs::path& dir, bool& frozen) {
     std::string failure;
     for (std::size_t first_frozen : {inputs.size(), std::size_t{1}, std::size_t{0}}) {
       bool retry = false;
-      failure = run_data_set(dir, data_set, input_names, inputs, first_frozen, retry);
+      failure = run_data_set(dir, data_set, signature, inputs, first_frozen, retry);
       if (first_frozen < inputs.size()) frozen = true;
       if (!retry) break;
     }

@@ -110,11 +110,11 @@ TEST_F(ElementwiseOpsTest, ArithmeticInferenceErrors) {
             "operand is bool, but only numbers are supported");
   for (const char* name : {"log", "sqrt", "erf", "reciprocal"})
     EXPECT_EQ(error(name, {tensor({2}, DType::i64)}),
-              "operand is i64, but only floating-point types (f32, f16, bf16) are supported")
+              "operand is i64, but only floating-point types (f32, f16, bf16, f64) are supported")
         << name;
-  EXPECT_EQ(error("cast", {tensor({2})}, dtype_attr("f64")),
-            "attribute 'dtype' is \"f64\", but must be one of f32, f16, bf16, i8, u8, i32, i64, "
-            "bool");
+  EXPECT_EQ(error("cast", {tensor({2})}, dtype_attr("c64")),
+            "attribute 'dtype' is \"c64\", but must be one of f32, f16, bf16, f64, i8, i16, i32, "
+            "i64, u8, u16, u32, u64, bool");
   EXPECT_EQ(error("cast", {TupleType{{tensor({2})}}}, dtype_attr("f32")),
             "operand 0 is tuple<tensor<2xf32>>, not a tensor");
   EXPECT_EQ(error("cast", {tensor({2})}, make_attrs({{"dtype", std::int64_t{1}}})),
@@ -125,7 +125,7 @@ TEST_F(ElementwiseOpsTest, ActivationInferenceErrors) {
   for (const char* name :
        {"nn.leaky_relu", "nn.elu", "nn.selu", "nn.hard_sigmoid", "nn.hard_swish", "nn.gelu"})
     EXPECT_EQ(error(name, {tensor({2}, DType::i32)}),
-              "operand is i32, but only floating-point types (f32, f16, bf16) are supported")
+              "operand is i32, but only floating-point types (f32, f16, bf16, f64) are supported")
         << name;
   EXPECT_EQ(error("nn.gelu", {tensor({2})}, make_attrs({{"approximate", std::string("erf")}})),
             "attribute 'approximate' is \"erf\", but must be \"none\" or \"tanh\"");

@@ -75,7 +75,7 @@ TEST_F(NormOpsTest, BatchNormInferenceErrors) {
   EXPECT_EQ(error("nn.batch_norm", {tensor({}), c3, c3, c3, c3}),
             "attribute 'axis' is 1, but a scalar has no axes");
   EXPECT_EQ(error("nn.batch_norm", {tensor({2, 3, 4}, DType::i32), c3, c3, c3, c3}),
-            "data is i32, but only floating-point types (f32, f16, bf16) are supported");
+            "data is i32, but only floating-point types (f32, f16, bf16, f64) are supported");
   EXPECT_EQ(error("nn.batch_norm", {data, tensor({3}, DType::f16), c3, c3, c3}),
             "gamma is f16, but data is f32");
   EXPECT_EQ(error("nn.batch_norm", {data, c3, c3, c3, tensor({3}, DType::bf16)}),
@@ -140,7 +140,7 @@ TEST_F(NormOpsTest, InstanceNormInferenceErrors) {
   EXPECT_EQ(error("nn.instance_norm", {tensor({2}), c2, c2}),
             "data must have rank 2 or more (N, C, spatial...), got tensor<2xf32>");
   EXPECT_EQ(error("nn.instance_norm", {tensor({1, 2, 3}, DType::u8), c2, c2}),
-            "data is u8, but only floating-point types (f32, f16, bf16) are supported");
+            "data is u8, but only floating-point types (f32, f16, bf16, f64) are supported");
   EXPECT_EQ(error("nn.instance_norm", {tensor({1, 2, 3}), c2, tensor({2}, DType::f16)}),
             "beta is f16, but data is f32");
   EXPECT_EQ(error("nn.instance_norm", {tensor({1, 2, 3}), tensor({3}), c2}),
@@ -211,7 +211,7 @@ TEST_F(NormOpsTest, LayerNormInferenceErrors) {
   EXPECT_EQ(error("nn.layer_norm", {tensor({}), tensor({})}),
             "attribute 'axis' is -1, but a scalar has no axes");
   EXPECT_EQ(error("nn.layer_norm", {tensor({4}, DType::i64), tensor({4}, DType::i64)}),
-            "data is i64, but only floating-point types (f32, f16, bf16) are supported");
+            "data is i64, but only floating-point types (f32, f16, bf16, f64) are supported");
   EXPECT_EQ(error("nn.layer_norm", {data, tensor({4}, DType::bf16)}),
             "gamma is bf16, but data is f32");
   EXPECT_EQ(error("nn.layer_norm", {data, tensor({3})}),
@@ -281,7 +281,7 @@ TEST_F(NormOpsTest, SoftmaxInferenceErrors) {
               "attribute 'axis' is 2, but the valid range for rank 2 is [-2, 1]");
     EXPECT_EQ(error(name, {tensor({})}), "attribute 'axis' is -1, but a scalar has no axes");
     EXPECT_EQ(error(name, {tensor({3}, DType::i32)}),
-              "data is i32, but only floating-point types (f32, f16, bf16) are supported");
+              "data is i32, but only floating-point types (f32, f16, bf16, f64) are supported");
     EXPECT_EQ(error(name, {TupleType{}}), "operand 0 is tuple<>, not a tensor");
   }
   EXPECT_EQ(error("nn.softmax", {tensor({3}), tensor({3})}),

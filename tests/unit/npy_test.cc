@@ -43,11 +43,10 @@ std::string error_of(std::string_view bytes) {
 
 TEST(NpyTest, RoundTripsEveryDtype) {
   const std::vector<double> values = {0, 1, -2, 3.5, 100, -7};
-  for (DType dtype : {DType::f32, DType::f16, DType::bf16, DType::i8, DType::u8, DType::i32,
-                      DType::i64, DType::boolean}) {
+  for (DType dtype : test::kAllDTypes) {
     std::vector<double> typed = values;
     for (double& v : typed) {
-      if (dtype == DType::u8) v = std::abs(v);
+      if (is_unsigned(dtype)) v = std::abs(v);
       if (is_integer(dtype)) v = std::trunc(v);
       if (dtype == DType::boolean) v = v != 0;
     }
@@ -57,6 +56,42 @@ TEST(NpyTest, RoundTripsEveryDtype) {
     EXPECT_TRUE((*back)->same_contents(*tensor)) << dtype_name(dtype);
     EXPECT_EQ(values_of(**back), typed) << dtype_name(dtype);
   }
+}
+
+// numpy's codes for the dtypes beyond 32 bits or with 16-bit integers, and the bytes of
+// values that only these dtypes hold: f64's precision and u64's range beyond int64's.
+TEST(NpyTest, RoundTripsWideAndSixteenBitTypesExactly) {
+  struct Case {
+    DType dtype;
+    const char* descr;
+  };
+  for (auto [dtype, descr] :
+       {Case{DType::f64, "<f8"}, Case{DType::i16, "<i2"}, Case{DType::u16, "<u2"},
+        Case{DType::u32, "<u4"}, Case{DType::u64, "<u8"}}) {
+    auto tensor = std::make_shared<Tensor>(TensorType{dtype, {2}});
+    std::string bytes = serialize_npy(*tensor);
+    EXPECT_NE(bytes.find(fmt::format("'descr': '{}'", descr)), std::string::npos) << descr;
+  }
+  auto doubles = std::make_shared<Tensor>(TensorType{DType::f64, {2}});
+  doubles->data<double>()[0] = 0.1;
+  doubles->data<double>()[1] = -1e300;
+  auto wide = std::make_shared<Tensor>(TensorType{DType::u64, {2}});
+  wide->data<std::uint64_t>()[0] = (std::uint64_t{1} << 53) + 1;
+  wide->data<std::uint64_t>()[1] = 0xFFFFFFFFFFFFFFFFull;
+  auto shorts = std::make_shared<Tensor>(TensorType{DType::i16, {2}});
+  shorts->data<std::int16_t>()[0] = -32768;
+  shorts->data<std::int16_t>()[1] = 32767;
+  for (const auto& tensor : {doubles, wide, shorts}) {
+    auto back = parse_npy(serialize_npy(*tensor), "t.npy");
+    ASSERT_TRUE(back.ok()) << back.error().message();
+    EXPECT_TRUE((*back)->same_contents(*tensor)) << dtype_name(tensor->dtype());
+  }
+  // np.array([1, 2], '>u8'): big-endian 8-byte elements are swapped whole.
+  auto big = parse_npy(npy_file("{'descr': '>u8', 'fortran_order': False, 'shape': (1,), }",
+                                bytes_of({0x80, 0, 0, 0, 0, 0, 0, 1})),
+                       "t.npy");
+  ASSERT_TRUE(big.ok()) << big.error().message();
+  EXPECT_EQ((*big)->data<std::uint64_t>()[0], 0x8000000000000001ull);
 }
 
 TEST(NpyTest, RoundTripsScalarsVectorsAndEmptyTensors) {
@@ -142,12 +177,12 @@ TEST(NpyTest, Errors) {
   EXPECT_EQ(error_of(npy_file("{'descr': '<f4', 'fortran_order': True, 'shape': (2,), }", eight)),
             "t.npy: Fortran-order arrays are not supported; save a C-order array "
             "(numpy.ascontiguousarray)");
-  EXPECT_EQ(error_of(npy_file("{'descr': '<f8', 'fortran_order': False, 'shape': (1,), }", eight)),
-            "t.npy: dtype '<f8' is not supported; uma reads float32, float16, bfloat16 (as '<V2'), "
-            "int8, uint8, int32, int64 and bool (save it as float32: array.astype(numpy.float32))");
+  EXPECT_EQ(error_of(npy_file("{'descr': '<c8', 'fortran_order': False, 'shape': (1,), }", eight)),
+            "t.npy: dtype '<c8' is not supported; uma reads float32, float16, bfloat16 (as '<V2'), "
+            "float64, int8, int16, int32, int64, uint8, uint16, uint32, uint64 and bool");
   EXPECT_EQ(error_of(npy_file("{'descr': '<U3', 'fortran_order': False, 'shape': (1,), }", eight)),
             "t.npy: dtype '<U3' is not supported; uma reads float32, float16, bfloat16 (as '<V2'), "
-            "int8, uint8, int32, int64 and bool");
+            "float64, int8, int16, int32, int64, uint8, uint16, uint32, uint64 and bool");
   EXPECT_EQ(error_of(npy_file("{'descr': [('a', '<f4')], 'fortran_order': False, 'shape': (1,), }",
                               eight)),
             "t.npy: structured dtypes (a list 'descr') are not supported");

@@ -179,10 +179,11 @@ TEST_F(OnnxElementwiseTest, Cast) {
 
 TEST_F(OnnxElementwiseTest, CastToAnUnsupportedTypeNamesTheAttribute) {
   OnnxModel model("Cast", 13);
-  model.input("x", DType::f32, {3}).output("y").int_attr("to", onnx::TensorProto::DOUBLE);
+  model.input("x", DType::f32, {3}).output("y").int_attr("to", onnx::TensorProto::STRING);
   EXPECT_EQ(import_error(model),
-            "m.onnx: node 'n' (Cast): attribute 'to' has element type DOUBLE, which uma does not "
-            "support (it supports FLOAT, FLOAT16, BFLOAT16, INT8, UINT8, INT32, INT64, BOOL)");
+            "m.onnx: node 'n' (Cast): attribute 'to' has element type STRING, which uma does not "
+            "support (it supports FLOAT, FLOAT16, BFLOAT16, DOUBLE, INT8, INT16, INT32, INT64, "
+            "UINT8, UINT16, UINT32, UINT64, BOOL)");
   OnnxModel missing("Cast", 13);
   missing.input("x", DType::f32, {3}).output("y");
   EXPECT_EQ(import_error(missing), "m.onnx: node 'n' (Cast): attribute 'to' is required");

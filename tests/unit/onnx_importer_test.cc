@@ -151,13 +151,13 @@ TEST(OnnxImporterTest, ConstantNodeErrors) {
         .add_attribute()
         ->CopyFrom(tensor_attr("value", *make_tensor(DType::i32, {2}, {4, -5})));
     g.graph().mutable_node(1)->mutable_attribute(0)->mutable_t()->set_data_type(
-        onnx::TensorProto::DOUBLE);
+        onnx::TensorProto::COMPLEX64);
     g.output("c");
     g.output("d");
     EXPECT_EQ(import_error(g),
-              "model.onnx: node 'd' (Constant): attribute 'value' has element type DOUBLE, which "
-              "uma does not support (it supports FLOAT, FLOAT16, BFLOAT16, INT8, UINT8, INT32, "
-              "INT64, BOOL)");
+              "model.onnx: node 'd' (Constant): attribute 'value' has element type COMPLEX64, "
+              "which uma does not support (it supports FLOAT, FLOAT16, BFLOAT16, DOUBLE, INT8, "
+              "INT16, INT32, INT64, UINT8, UINT16, UINT32, UINT64, BOOL)");
   }
 }
 
@@ -316,25 +316,30 @@ TEST(OnnxImporterTest, GraphStructureErrors) {
 TEST(OnnxImporterTest, UnsupportedElementTypesNameTheTensor) {
   {
     OnnxGraph g;
-    g.input("x", onnx::TensorProto::DOUBLE, {1});
-    EXPECT_EQ(import_error(g),
-              "model.onnx: input 'x' has element type DOUBLE, which uma does not support (it "
-              "supports FLOAT, FLOAT16, BFLOAT16, INT8, UINT8, INT32, INT64, BOOL)");
+    g.input("x", onnx::TensorProto::COMPLEX64, {1});
+    EXPECT_EQ(
+        import_error(g),
+        "model.onnx: input 'x' has element type COMPLEX64, which uma does not support (it "
+        "supports FLOAT, FLOAT16, BFLOAT16, DOUBLE, INT8, INT16, INT32, INT64, UINT8, UINT16, "
+        "UINT32, UINT64, BOOL)");
   }
   {
     OnnxGraph g;
     onnx::TensorProto& w = g.initializer("w", *f32({1}, {1}));
     w.set_data_type(onnx::TensorProto::STRING);
-    EXPECT_EQ(import_error(g),
-              "model.onnx: initializer 'w' has element type STRING, which uma does not support (it "
-              "supports FLOAT, FLOAT16, BFLOAT16, INT8, UINT8, INT32, INT64, BOOL)");
+    EXPECT_EQ(
+        import_error(g),
+        "model.onnx: initializer 'w' has element type STRING, which uma does not support (it "
+        "supports FLOAT, FLOAT16, BFLOAT16, DOUBLE, INT8, INT16, INT32, INT64, UINT8, UINT16, "
+        "UINT32, UINT64, BOOL)");
   }
   {
     OnnxGraph g;
     g.initializer("w", *f32({1}, {1})).set_data_type(0);
     EXPECT_EQ(import_error(g),
               "model.onnx: initializer 'w' has element type UNDEFINED, which uma does not support "
-              "(it supports FLOAT, FLOAT16, BFLOAT16, INT8, UINT8, INT32, INT64, BOOL)");
+              "(it supports FLOAT, FLOAT16, BFLOAT16, DOUBLE, INT8, INT16, INT32, INT64, UINT8, "
+              "UINT16, UINT32, UINT64, BOOL)");
   }
 }
 
@@ -420,6 +425,84 @@ TEST(OnnxImporterTest, ReadsTypedDataFields) {
   EXPECT_EQ(values_of(*(*outputs)[0]), std::vector<double>{1});
   EXPECT_EQ(values_of(*(*outputs)[1]), (std::vector<double>{0, 1}));
   EXPECT_EQ(values_of(*(*outputs)[2]), (std::vector<double>{-3, 44}));
+}
+
+// Each type in the typed field ONNX specifies for it, exactly: DOUBLE in double_data, the
+// 16-bit integers as values in int32_data, UINT32 and UINT64 in uint64_data (UINT64 beyond
+// int64's range too).
+TEST(OnnxImporterTest, ReadsTheTypedFieldsOfEveryWideAndSixteenBitType) {
+  auto read = [](onnx::TensorProto::DataType type, auto fill) {
+    onnx::TensorProto proto;
+    proto.set_data_type(type);
+    proto.add_dims(2);
+    fill(proto);
+    auto tensor = tensor_from_onnx(proto, "t", "");
+    EXPECT_TRUE(tensor.ok()) << tensor.error().message();
+    return tensor.ok() ? *tensor : nullptr;
+  };
+  auto f64 = read(onnx::TensorProto::DOUBLE, [](onnx::TensorProto& p) {
+    p.add_double_data(0.1);
+    p.add_double_data(-1e300);
+  });
+  ASSERT_NE(f64, nullptr);
+  EXPECT_EQ(f64->dtype(), DType::f64);
+  EXPECT_EQ(f64->data<double>()[0], 0.1);
+  EXPECT_EQ(f64->data<double>()[1], -1e300);
+  auto i16 = read(onnx::TensorProto::INT16, [](onnx::TensorProto& p) {
+    p.add_int32_data(-32768);
+    p.add_int32_data(32767);
+  });
+  ASSERT_NE(i16, nullptr);
+  EXPECT_EQ(i16->dtype(), DType::i16);
+  EXPECT_EQ(i16->data<std::int16_t>()[0], -32768);
+  EXPECT_EQ(i16->data<std::int16_t>()[1], 32767);
+  auto u16 = read(onnx::TensorProto::UINT16, [](onnx::TensorProto& p) {
+    p.add_int32_data(0);
+    p.add_int32_data(65535);
+  });
+  ASSERT_NE(u16, nullptr);
+  EXPECT_EQ(u16->dtype(), DType::u16);
+  EXPECT_EQ(u16->data<std::uint16_t>()[1], 65535);
+  auto u32 = read(onnx::TensorProto::UINT32, [](onnx::TensorProto& p) {
+    p.add_uint64_data(1);
+    p.add_uint64_data(4294967295u);
+  });
+  ASSERT_NE(u32, nullptr);
+  EXPECT_EQ(u32->dtype(), DType::u32);
+  EXPECT_EQ(u32->data<std::uint32_t>()[1], 4294967295u);
+  auto u64 = read(onnx::TensorProto::UINT64, [](onnx::TensorProto& p) {
+    p.add_uint64_data((std::uint64_t{1} << 53) + 1);
+    p.add_uint64_data(0xFFFFFFFFFFFFFFFFull);
+  });
+  ASSERT_NE(u64, nullptr);
+  EXPECT_EQ(u64->dtype(), DType::u64);
+  EXPECT_EQ(u64->data<std::uint64_t>()[0], (std::uint64_t{1} << 53) + 1);
+  EXPECT_EQ(u64->data<std::uint64_t>()[1], 0xFFFFFFFFFFFFFFFFull);
+  // Counted like the other typed fields.
+  onnx::TensorProto short_of_one;
+  short_of_one.set_data_type(onnx::TensorProto::UINT32);
+  short_of_one.add_dims(2);
+  short_of_one.add_uint64_data(1);
+  auto error = tensor_from_onnx(short_of_one, "t", "");
+  ASSERT_FALSE(error.ok());
+  EXPECT_EQ(error.error().message(),
+            "t: uint64_data holds 1 value(s), but tensor<2xu32> has 2 element(s)");
+}
+
+// tensor_to_onnx writes raw_data, which reads back to the same bytes for every dtype.
+TEST(OnnxImporterTest, EveryDtypeRoundTripsThroughRawData) {
+  for (DType dtype : kAllDTypes) {
+    auto tensor = std::make_shared<Tensor>(TensorType{dtype, {3}});
+    // Arbitrary bytes, except that a bool holds only 0 or 1.
+    for (std::size_t b = 0; b < tensor->bytes().size(); ++b)
+      tensor->bytes()[b] =
+          std::byte{static_cast<unsigned char>(dtype == DType::boolean ? b % 2 : b * 37 + 1)};
+    onnx::TensorProto proto = tensor_to_onnx(*tensor, "t");
+    EXPECT_EQ(dtype_from_onnx(proto.data_type()), dtype);
+    auto back = tensor_from_onnx(proto, "t", "");
+    ASSERT_TRUE(back.ok()) << back.error().message();
+    EXPECT_TRUE((*back)->same_contents(*tensor)) << dtype_name(dtype);
+  }
 }
 
 // ---- graph input shapes ----

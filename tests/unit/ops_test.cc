@@ -59,7 +59,7 @@ TEST_F(OpsTest, ElementwiseInferenceErrors) {
   EXPECT_EQ(error("nn.relu", {tensor({2}, DType::boolean)}),
             "operand is bool, but only numbers are supported");
   EXPECT_EQ(error("sigmoid", {tensor({2}, DType::i32)}),
-            "operand is i32, but only floating-point types (f32, f16, bf16) are supported");
+            "operand is i32, but only floating-point types (f32, f16, bf16, f64) are supported");
   EXPECT_EQ(error("add", {tensor({2}), TupleType{{tensor({2})}}}),
             "operand 1 is tuple<tensor<2xf32>>, not a tensor");
   EXPECT_EQ(error("add", {tensor({2})}), "op add takes 2 operand(s), got 1");

@@ -14,6 +14,13 @@
 
 namespace uma::test {
 
+// Every dtype, in the order of UMA_FOR_EACH_DTYPE.
+inline constexpr DType kAllDTypes[] = {
+#define UMA_DTYPE_LISTED(e, name, type, bytes, kind) DType::e,
+    UMA_FOR_EACH_DTYPE(UMA_DTYPE_LISTED)
+#undef UMA_DTYPE_LISTED
+};
+
 // A tensor of `shape` holding `values` in row-major order (converted to the dtype).
 inline std::shared_ptr<Tensor> make_tensor(DType dtype, Shape shape,
                                            const std::vector<double>& values) {

@@ -18,8 +18,8 @@ TensorType tensor_type(DType dtype, Shape shape) { return TensorType{dtype, std:
 
 std::shared_ptr<Tensor> make_tensor(DType dtype, Shape shape, std::string name = "") {
   auto tensor = std::make_shared<Tensor>(tensor_type(dtype, std::move(shape)));
-  // Negative values only where the dtype holds them: converting one to u8 is undefined.
-  double offset = dtype == DType::u8 ? 0 : -3;
+  // Negative values only where the dtype holds them.
+  double offset = is_unsigned(dtype) ? 0 : -3;
   for (std::int64_t i = 0; i < tensor->num_elements(); ++i)
     tensor->set(i, static_cast<double>(i % 7) + offset);
   tensor->name = std::move(name);
@@ -156,8 +156,9 @@ TEST(TextFormat, EveryDTypeRoundTripsInlineAndInTheDataSection) {
   Function* f = module.add_function("f").value();
   Builder b(*f);
   std::vector<Value*> outputs;
-  for (DType dtype : {DType::f32, DType::f16, DType::bf16, DType::i8, DType::u8, DType::i32,
-                      DType::i64, DType::boolean}) {
+  for (DType dtype :
+       {DType::f32, DType::f16, DType::bf16, DType::i8, DType::u8, DType::i32, DType::i64,
+        DType::boolean, DType::f64, DType::i16, DType::u16, DType::u32, DType::u64}) {
     outputs.push_back(b.constant(make_tensor(dtype, {2, 3})));
     outputs.push_back(b.constant(make_tensor(dtype, {3, 3})));
   }
@@ -169,7 +170,15 @@ TEST(TextFormat, EveryDTypeRoundTripsInlineAndInTheDataSection) {
   EXPECT_NE(text.find("dense<[0, 1, 2, 3, 4, 5]> : tensor<2x3xu8>"), std::string::npos);
   EXPECT_NE(text.find("dense<[true, true, true, false, true, true]> : tensor<2x3xbool>"),
             std::string::npos);
+  EXPECT_NE(text.find("dense<[-3.0, -2.0, -1.0, 0.0, 1.0, 2.0]> : tensor<2x3xf64>"),
+            std::string::npos);
+  EXPECT_NE(text.find("dense<[-3, -2, -1, 0, 1, 2]> : tensor<2x3xi16>"), std::string::npos);
+  for (const char* dtype : {"u16", "u32", "u64"})
+    EXPECT_NE(text.find(fmt::format("dense<[0, 1, 2, 3, 4, 5]> : tensor<2x3x{}>", dtype)),
+              std::string::npos)
+        << dtype;
   EXPECT_NE(text.find("data @cst6 : tensor<3x3xi64> = \"0xFDFFFFFFFFFFFFFF"), std::string::npos);
+  EXPECT_NE(text.find("data @cst9 : tensor<3x3xi16> = \"0xFDFFFEFFFFFF"), std::string::npos);
   EXPECT_NE(text.find("data @cst1 : tensor<3x3xf16> = \"0x00C200C0"), std::string::npos) << text;
 }
 
@@ -202,6 +211,38 @@ TEST(TextFormat, InlineValuesReadBackExactly) {
   std::size_t i = 0;
   for (const auto& node : (*parsed)->find_function("f")->nodes())
     EXPECT_TRUE(node->attrs().get_tensor("value")->same_contents(*tensors[i++]));
+}
+
+// The extremes of each dtype added for ONNX's wider types, printed exactly and read back to
+// the same bits: f64 in its shortest form, u64 beyond int64's range.
+TEST(TextFormat, WideAndSixteenBitLiteralsRoundTripExactly) {
+  std::string text =
+      "func @f() -> (tensor<4xf64>, tensor<2xi16>, tensor<2xu16>, tensor<2xu32>, tensor<3xu64>) "
+      "{\n"
+      "  %0 = constant {value = dense<[0.1, 5e-324, -1.7976931348623157e+308, -0.0]> : "
+      "tensor<4xf64>} : tensor<4xf64>\n"
+      "  %1 = constant {value = dense<[-32768, 32767]> : tensor<2xi16>} : tensor<2xi16>\n"
+      "  %2 = constant {value = dense<[0, 65535]> : tensor<2xu16>} : tensor<2xu16>\n"
+      "  %3 = constant {value = dense<[0, 4294967295]> : tensor<2xu32>} : tensor<2xu32>\n"
+      "  %4 = constant {value = dense<[9007199254740993, 9223372036854775808, "
+      "18446744073709551615]> : tensor<3xu64>} : tensor<3xu64>\n"
+      "  return %0, %1, %2, %3, %4\n"
+      "}\n";
+  EXPECT_EQ(parse_and_print(text), text);
+  Context context;
+  auto module = parse_module(context, text, "t.uma");
+  ASSERT_TRUE(module.ok()) << module.error().message();
+  std::vector<TensorPtr> values;
+  for (const auto& node : (*module)->find_function("f")->nodes())
+    values.push_back(node->attrs().get_tensor("value"));
+  ASSERT_EQ(values.size(), 5u);
+  const TensorPtr& f64 = values[0];
+  EXPECT_EQ(f64->data<double>()[0], 0.1);
+  EXPECT_EQ(f64->data<double>()[1], std::numeric_limits<double>::denorm_min());
+  EXPECT_TRUE(std::signbit(f64->data<double>()[3]));
+  const TensorPtr& u64 = values[4];
+  EXPECT_EQ(u64->data<std::uint64_t>()[0], (std::uint64_t{1} << 53) + 1);
+  EXPECT_EQ(u64->data<std::uint64_t>()[2], std::numeric_limits<std::uint64_t>::max());
 }
 
 TEST(TextFormat, DefaultAttributesAreLeftOutAndFilledIn) {
@@ -529,10 +570,12 @@ const ErrorCase kErrorCases[] = {
     {"func @f(%a: tensor<2x-xf32>", "t.uma:1:22: error: expected a dimension, found '-'"},
     {"func @f(%a: tensor<2>", "t.uma:1:21: error: expected 'x' after a dimension, found '>'"},
     {"func @f(%a: tensor<2f32>", "t.uma:1:21: error: expected 'x' after a dimension, found 'f32'"},
-    {"func @f(%a: tensor<2xf64>",
-     "t.uma:1:22: error: expected a dtype (f32, f16, bf16, i8, u8, i32, i64, bool), found 'f64'"},
+    {"func @f(%a: tensor<2xc64>",
+     "t.uma:1:22: error: expected a dtype (f32, f16, bf16, f64, i8, i16, i32, i64, u8, u16, u32, "
+     "u64, bool), found 'c64'"},
     {"func @f(%a: tensor<>",
-     "t.uma:1:20: error: expected a dtype (f32, f16, bf16, i8, u8, i32, i64, bool), found '>'"},
+     "t.uma:1:20: error: expected a dtype (f32, f16, bf16, f64, i8, i16, i32, i64, u8, u16, u32, "
+     "u64, bool), found '>'"},
     {"func @f(%a: tensor<f32 x>", "t.uma:1:24: error: expected '>', found 'x'"},
     {"func @f(%a: tensor<-1x2xf32>", "t.uma:1:13: error: negative dimension -1 in shape -1x2"},
     {"func @f(%a: tensor<4294967296x4294967296xf32>",
@@ -692,6 +735,20 @@ const ErrorCase kErrorCases[] = {
      "t.uma:1:49: error: 2147483648 is out of range for i32"},
     {"func @f() -> () { %0 = constant {value = dense<[9223372036854775808]> : tensor<i64>}",
      "t.uma:1:49: error: 9223372036854775808 is out of range for i64"},
+    {"func @f() -> () { %0 = constant {value = dense<[1e309]> : tensor<f64>}",
+     "t.uma:1:49: error: 1e309 is out of range for f64"},
+    {"func @f() -> () { %0 = constant {value = dense<[32768]> : tensor<i16>}",
+     "t.uma:1:49: error: 32768 is out of range for i16"},
+    {"func @f() -> () { %0 = constant {value = dense<[-1]> : tensor<u16>}",
+     "t.uma:1:49: error: -1 is out of range for u16"},
+    {"func @f() -> () { %0 = constant {value = dense<[4294967296]> : tensor<u32>}",
+     "t.uma:1:49: error: 4294967296 is out of range for u32"},
+    {"func @f() -> () { %0 = constant {value = dense<[18446744073709551616]> : tensor<u64>}",
+     "t.uma:1:49: error: 18446744073709551616 is out of range for u64"},
+    {"func @f() -> () { %0 = constant {value = dense<[-1]> : tensor<u64>}",
+     "t.uma:1:49: error: -1 is out of range for u64"},
+    {"func @f() -> () { %0 = constant {value = dense<[0.5]> : tensor<u64>}",
+     "t.uma:1:49: error: expected an integer, found '0.5'"},
 };
 
 TEST(TextFormat, ParserErrorsSayExactlyWhatAndWhere) {

@@ -335,9 +335,9 @@ TEST_F(TransformOpsTest, FullInferenceErrors) {
             "op full takes 0 operand(s), got 1");
   EXPECT_EQ(error("full", {}, make_attrs({{"shape", Ints{2, -2}}})),
             "attribute 'shape' has -2 at index 1; a dimension must not be negative");
-  EXPECT_EQ(error("full", {}, make_attrs({{"shape", Ints{2}}, {"dtype", "f64"}})),
-            "attribute 'dtype' is 'f64', which is not a dtype (f32, f16, bf16, i8, u8, i32, i64, "
-            "bool)");
+  EXPECT_EQ(error("full", {}, make_attrs({{"shape", Ints{2}}, {"dtype", "c64"}})),
+            "attribute 'dtype' is 'c64', which is not a dtype (f32, f16, bf16, f64, i8, i16, i32, "
+            "i64, u8, u16, u32, u64, bool)");
   EXPECT_EQ(error("full", {}, make_attrs({{"shape", Ints{2}}, {"dtype", "i8"}, {"value", 128.0}})),
             "attribute 'value' is 128, which is not a value of i8");
   EXPECT_EQ(error("full", {}, make_attrs({{"shape", Ints{1LL << 62, 4}}})),

@@ -29,8 +29,8 @@ Expected<std::vector<TensorPtr>> interpret(const Module& module,
                                            const std::vector<TensorPtr>& arguments);
 
 // Deterministic inputs for `function`, flattened like interpret's arguments: floats uniform
-// in [-1, 1), signed integers in [-5, 5], u8 in [0, 10], bool 0 or 1. The same seed gives
-// the same tensors on every platform (std::mt19937_64 is fully specified; no std
+// in [-1, 1), signed integers in [-5, 5], unsigned integers in [0, 10], bool 0 or 1. The same
+// seed gives the same tensors on every platform (std::mt19937_64 is fully specified; no std
 // distributions, whose output differs between standard libraries).
 std::vector<TensorPtr> random_inputs(const Function& function, std::uint64_t seed);
 

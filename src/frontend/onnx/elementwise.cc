@@ -181,6 +181,8 @@ double largest_finite(DType dtype) {
       return 65504.0;
     case DType::bf16:
       return bf16_to_f32(0x7f7f);
+    case DType::f64:
+      return std::numeric_limits<double>::max();
     default:
       return std::numeric_limits<float>::max();
   }
@@ -210,10 +212,16 @@ Expected<Bound> clip_bound(const NodeContext& ctx, std::size_t index, const char
     return make_error("input {} ('{}') is {}, but input 0 is {}", index, what,
                       dtype_name(tensor->dtype()), dtype_name(dtype));
   if (tensor->dtype() == DType::i64) {
-    // Beyond 2^53 a double may not hold the bound: compare in int64 through maximum/minimum.
+    // Beyond 2^53 a double may not hold the bound: compare exactly through maximum/minimum.
     std::int64_t exact = tensor->data<std::int64_t>()[0];
     auto rounded = static_cast<double>(exact);
     if (std::fabs(rounded) >= 0x1p63 || static_cast<std::int64_t>(rounded) != exact)
+      return Bound{std::nullopt, value};
+  }
+  if (tensor->dtype() == DType::u64) {
+    std::uint64_t exact = tensor->data<std::uint64_t>()[0];
+    auto rounded = static_cast<double>(exact);
+    if (rounded >= 0x1p64 || static_cast<std::uint64_t>(rounded) != exact)
       return Bound{std::nullopt, value};
   }
   return Bound{tensor->get(0)};

@@ -25,9 +25,12 @@ constexpr struct {
   DType dtype;
 } kTypes[] = {
     {TensorProto::FLOAT, DType::f32},     {TensorProto::FLOAT16, DType::f16},
-    {TensorProto::BFLOAT16, DType::bf16}, {TensorProto::INT8, DType::i8},
-    {TensorProto::UINT8, DType::u8},      {TensorProto::INT32, DType::i32},
-    {TensorProto::INT64, DType::i64},     {TensorProto::BOOL, DType::boolean},
+    {TensorProto::BFLOAT16, DType::bf16}, {TensorProto::DOUBLE, DType::f64},
+    {TensorProto::INT8, DType::i8},       {TensorProto::INT16, DType::i16},
+    {TensorProto::INT32, DType::i32},     {TensorProto::INT64, DType::i64},
+    {TensorProto::UINT8, DType::u8},      {TensorProto::UINT16, DType::u16},
+    {TensorProto::UINT32, DType::u32},    {TensorProto::UINT64, DType::u64},
+    {TensorProto::BOOL, DType::boolean},
 };
 
 std::string onnx_type_name(int onnx_type) {
@@ -36,9 +39,10 @@ std::string onnx_type_name(int onnx_type) {
   return TensorProto::DataType_Name(static_cast<TensorProto::DataType>(onnx_type));
 }
 
-// Copies typed values (float_data, int32_data, int64_data), whose count was checked, into
-// the tensor element by element: int32_data holds 16-bit floats as their bit patterns and
-// small ints as values.
+// Copies typed values (float_data, double_data, int32_data, int64_data, uint64_data), whose
+// count was checked, into the tensor element by element: int32_data holds 16-bit floats as
+// their bit patterns and the integers of up to 16 bits as values; uint64_data holds u32 and
+// u64.
 template <typename Field>
 void copy_typed(const Field& field, Tensor& tensor) {
   for (int i = 0; i < field.size(); ++i) {
@@ -51,19 +55,32 @@ void copy_typed(const Field& field, Tensor& tensor) {
         break;
       case DType::f16:
       case DType::bf16:
+      case DType::u16:
         tensor.data<std::uint16_t>()[i] = static_cast<std::uint16_t>(value);
+        break;
+      case DType::f64:
+        tensor.data<double>()[i] = static_cast<double>(value);
         break;
       case DType::i8:
         tensor.data<std::int8_t>()[i] = static_cast<std::int8_t>(value);
         break;
-      case DType::u8:
-        tensor.data<std::uint8_t>()[i] = static_cast<std::uint8_t>(value);
+      case DType::i16:
+        tensor.data<std::int16_t>()[i] = static_cast<std::int16_t>(value);
         break;
       case DType::i32:
         tensor.data<std::int32_t>()[i] = static_cast<std::int32_t>(value);
         break;
       case DType::i64:
         tensor.data<std::int64_t>()[i] = static_cast<std::int64_t>(value);
+        break;
+      case DType::u8:
+        tensor.data<std::uint8_t>()[i] = static_cast<std::uint8_t>(value);
+        break;
+      case DType::u32:
+        tensor.data<std::uint32_t>()[i] = static_cast<std::uint32_t>(value);
+        break;
+      case DType::u64:
+        tensor.data<std::uint64_t>()[i] = static_cast<std::uint64_t>(value);
         break;
       case DType::boolean:
         tensor.data<std::uint8_t>()[i] = value != 0;
@@ -170,8 +187,13 @@ Status check_inline_size(const TensorProto& proto, const TensorType& type) {
   switch (type.dtype) {
     case DType::f32:
       return check(proto.float_data_size(), "float_data");
+    case DType::f64:
+      return check(proto.double_data_size(), "double_data");
     case DType::i64:
       return check(proto.int64_data_size(), "int64_data");
+    case DType::u32:
+    case DType::u64:
+      return check(proto.uint64_data_size(), "uint64_data");
     default:
       return check(proto.int32_data_size(), "int32_data");
   }
@@ -188,8 +210,15 @@ void fill_inline(const TensorProto& proto, Tensor& tensor) {
     case DType::f32:
       copy_typed(proto.float_data(), tensor);
       break;
+    case DType::f64:
+      copy_typed(proto.double_data(), tensor);
+      break;
     case DType::i64:
       copy_typed(proto.int64_data(), tensor);
+      break;
+    case DType::u32:
+    case DType::u64:
+      copy_typed(proto.uint64_data(), tensor);
       break;
     default:
       copy_typed(proto.int32_data(), tensor);
@@ -212,10 +241,11 @@ TensorProto::DataType dtype_to_onnx(DType dtype) {
 }
 
 Error unsupported_onnx_type(std::string_view what, int onnx_type) {
-  return make_error(
-      "{} has element type {}, which uma does not support (it supports FLOAT, "
-      "FLOAT16, BFLOAT16, INT8, UINT8, INT32, INT64, BOOL)",
-      what, onnx_type_name(onnx_type));
+  std::string supported;
+  for (const auto& entry : kTypes)
+    supported += (supported.empty() ? "" : ", ") + TensorProto::DataType_Name(entry.onnx);
+  return make_error("{} has element type {}, which uma does not support (it supports {})", what,
+                    onnx_type_name(onnx_type), supported);
 }
 
 Expected<std::shared_ptr<Tensor>> tensor_from_onnx(const TensorProto& proto, std::string_view what,

@@ -53,8 +53,8 @@ def main():
         [x], [y]))
     save(out, "opset18.onnx", model([h.make_node("Relu", ["x"], ["y"])], [x], [y], opset=18))
     save(out, "missing.onnx", model([h.make_node("Add", ["x", "bias"], ["y"], name="add")], [x], [y]))
-    save(out, "double.onnx", model([h.make_node("Relu", ["x"], ["y"])],
-                                   [tensor("x", T.DOUBLE, [2])], [y]))
+    save(out, "complex.onnx", model([h.make_node("Relu", ["x"], ["y"])],
+                                    [tensor("x", T.COMPLEX64, [2])], [y]))
     with open(os.path.join(out, "garbage.onnx"), "wb") as f:
         f.write(b"\x0a\xff\xff\xff not a model")
 
