@@ -1,10 +1,15 @@
 // `uma run`: run a model's @main (ONNX or graph IR text) through the reference interpreter,
-// print its outputs, optionally write them as .npy and compare them with expected tensors.
+// or compiled for the host (--compiled, checked against the interpreter with --check); print
+// its outputs, optionally write them as .npy and compare them with expected tensors.
+#include <algorithm>
+#include <cmath>
 #include <filesystem>
 #include <iostream>
+#include <sstream>
 
 #include "commands.h"
 #include "model_io.h"
+#include "uma/build/host.h"
 #include "uma/runtime/compare.h"
 #include "uma/runtime/interpreter.h"
 #include "uma/runtime/npy.h"
@@ -22,6 +27,12 @@ struct RunOptions {
   std::vector<std::string> expect;
   double rtol = 1e-3;
   double atol = 1e-7;
+  bool compiled = false;
+  bool check = false;
+  double check_tolerance = 1e-4;
+  int threads = 1;
+  std::string cflags;
+  std::string cache_dir;
 };
 
 // The first `limit` elements, row-major, and the count of those left out.
@@ -126,6 +137,60 @@ Status write_outputs(const std::vector<TensorPtr>& outputs, const std::string& d
   return Status::success();
 }
 
+double ms(std::chrono::nanoseconds elapsed) { return static_cast<double>(elapsed.count()) / 1e6; }
+
+// Builds @main for the host, prints what the build did, and runs it.
+Expected<std::vector<TensorPtr>> run_compiled(Module& module, const std::vector<TensorPtr>& inputs,
+                                              const RunOptions& options) {
+  build::HostBuildOptions build_options;
+  build_options.threads = options.threads;
+  std::istringstream flags(options.cflags);
+  for (std::string flag; flags >> flag;) build_options.compiler.compile_flags.push_back(flag);
+  build_options.compiler.cache_dir = options.cache_dir;
+  UMA_TRY_ASSIGN(build::HostBuild built, build::build_for_host(module, build_options));
+  const build::MemoryReport& memory = built.memory;
+  std::cout << fmt::format(
+      "compiled: {} call(s) of {} function(s) in {} C file(s) ({} compiled, {} cached); arena {} "
+      "bytes for {} intermediate(s) (peak live {}, sum {}); weights {} bytes\n",
+      built.program->calls.size(), built.functions, built.sources.size(),
+      built.compiler_stats.compiled, built.compiler_stats.cache_hits, memory.arena_size,
+      memory.buffers, memory.lower_bound, memory.total, built.program->weights.size());
+  std::string stages;
+  for (const build::StageTiming& t : built.timings)
+    stages += fmt::format("{}{} {:.1f} ms", stages.empty() ? "" : ", ", t.stage, ms(t.elapsed));
+  std::cout << "build: " << stages << "\n";
+  runtime::Executor executor(built.program);
+  return executor.run(inputs);
+}
+
+// Compares compiled outputs with the interpreter's: |compiled - reference| within
+// `tolerance` times max |reference| of each output. False on a mismatch.
+bool check_against_reference(const std::vector<TensorPtr>& outputs,
+                             const std::vector<TensorPtr>& reference, double tolerance) {
+  bool all_ok = true;
+  for (std::size_t i = 0; i < outputs.size(); ++i) {
+    double scale = 0;
+    for (std::int64_t k = 0; k < reference[i]->num_elements(); ++k)
+      if (std::isfinite(reference[i]->get(k)))
+        scale = std::max(scale, std::abs(reference[i]->get(k)));
+    TensorComparison result = compare_tensors(*outputs[i], *reference[i], 0, tolerance * scale);
+    std::cout << fmt::format("check output {}: max abs error {:.3g} against max |reference| {:.3g}",
+                             i, result.max_abs_error, scale);
+    if (result.ok()) {
+      std::cout << ": ok\n";
+      continue;
+    }
+    all_ok = false;
+    std::int64_t at = result.first_mismatch;
+    std::cout << fmt::format(
+        ": MISMATCH: {} of {} element(s) differ by more than {} * max |reference|; first at "
+        "index {}: {:.9g}, the interpreter gives {:.9g}\n",
+        result.mismatches, outputs[i]->num_elements(), tolerance, at, outputs[i]->get(at),
+        reference[i]->get(at));
+  }
+  return all_ok;
+}
+
 Expected<int> run(const RunOptions& options) {
   Context context;
   UMA_TRY_ASSIGN(auto module, load_model(context, options.model, options.input_shapes));
@@ -133,15 +198,28 @@ Expected<int> run(const RunOptions& options) {
   if (main == nullptr)
     return make_error("{}: the module has no function @main to run", options.model);
   UMA_TRY_ASSIGN(auto inputs, make_inputs(*main, options));
-  UMA_TRY_ASSIGN(auto outputs, interpret(*module, inputs));
+  std::vector<TensorPtr> outputs, reference;
+  if (options.check) {
+    // On the module as loaded: the build changes it (fuses its nodes into functions).
+    UMA_TRY_ASSIGN(reference, interpret(*module, inputs));
+  }
+  if (options.compiled) {
+    UMA_TRY_ASSIGN(outputs, run_compiled(*module, inputs, options));
+  } else {
+    UMA_TRY_ASSIGN(outputs, interpret(*module, inputs));
+  }
   for (std::size_t i = 0; i < outputs.size(); ++i) {
     const Tensor& out = *outputs[i];
     std::cout << fmt::format("output {}: {} = {}\n", i, to_string(Type(out.type())),
                              format_values(out, options.print_limit));
   }
   if (!options.output_dir.empty()) UMA_TRY(write_outputs(outputs, options.output_dir));
-  if (options.expect.empty()) return 0;
-  UMA_TRY_ASSIGN(bool matched, check_expected(outputs, options));
+  bool matched = true;
+  if (options.check) matched = check_against_reference(outputs, reference, options.check_tolerance);
+  if (!options.expect.empty()) {
+    UMA_TRY_ASSIGN(bool expected, check_expected(outputs, options));
+    matched &= expected;
+  }
   return matched ? 0 : 1;
 }
 
@@ -149,7 +227,8 @@ Expected<int> run(const RunOptions& options) {
 
 void add_run_command(CLI::App& app, int& exit_code) {
   auto options = std::make_shared<RunOptions>();
-  CLI::App* cmd = app.add_subcommand("run", "Run a model's @main with the reference interpreter");
+  CLI::App* cmd = app.add_subcommand(
+      "run", "Run a model's @main with the reference interpreter, or compiled for the host");
   cmd->add_option("model", options->model, "ONNX model (.onnx) or graph IR text file")->required();
   cmd->add_option("--input-shape", options->input_shapes,
                   "Shape of an ONNX input, name=AxBxC (resolves symbolic dimensions)")
@@ -166,7 +245,23 @@ void add_run_command(CLI::App& app, int& exit_code) {
       ->allow_extra_args(false);
   cmd->add_option("--rtol", options->rtol, "Relative tolerance of --expect");
   cmd->add_option("--atol", options->atol, "Absolute tolerance of --expect");
+  cmd->add_flag("--compiled", options->compiled,
+                "Compile @main for the host (generated C, built with the system C compiler) "
+                "and run that");
+  cmd->add_flag("--check", options->check,
+                "With --compiled: run the reference interpreter too and compare; exit 1 when an "
+                "output differs by more than --check-tolerance times its max |value|");
+  cmd->add_option("--check-tolerance", options->check_tolerance,
+                  "Tolerance of --check, relative to each output's max |value|");
+  cmd->add_option("--threads", options->threads,
+                  "Threads of the compiled code (more than 1: OpenMP parallel loops)")
+      ->check(CLI::Range(1, 1024));
+  cmd->add_option("--cflags", options->cflags,
+                  "Extra flags for the C compiler, after the defaults (-O2 -fPIC -std=c11)");
+  cmd->add_option("--cache-dir", options->cache_dir,
+                  "Folder of compiled objects (default: $XDG_CACHE_HOME/uma)");
   cmd->callback([options, &exit_code] {
+    if (options->check) options->compiled = true;
     Expected<int> status = run(*options);
     if (!status) {
       report(status.error());

@@ -1,0 +1,108 @@
+// Building a module for the host: from a canonicalized graph module to a program the
+// executor runs in-process.
+//
+//   Module ── fuse-ops ──▶ host function calling Primitive functions
+//          ── lower ─────▶ one tir::PrimFunc per called function (uma/lower/lower.h)
+//          ── TIR_PHASE_0..3 ─▶ (uma/tir/phases.h)
+//          ── codegen ───▶ C source (uma/codegen/c/c_codegen.h)
+//          ── plan ──────▶ calls, arena offsets, weights blob (runtime::HostProgram)
+//          ── compile ───▶ shared library (uma/runtime/c_compiler.h), loaded
+//
+// build_for_host() in src/build/host.cc runs the stages in this order; each is also a
+// function of its own below, so that a test (or the UMA build driver, which adds
+// backends' targets) can call it alone.
+#pragma once
+
+#include <chrono>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "uma/codegen/c/c_codegen.h"
+#include "uma/graph/ir.h"
+#include "uma/graph/pass.h"
+#include "uma/runtime/c_compiler.h"
+#include "uma/runtime/executor.h"
+#include "uma/runtime/memory_planner.h"
+#include "uma/tir/phases.h"
+
+namespace uma::build {
+
+struct HostBuildOptions {
+  // Threads of the generated code. 1: serial C. More: each block's outermost loop is a
+  // parallel loop, compiled with OpenMP and run on this many threads.
+  int threads = 1;
+  // The C compiler, its flags and the object cache (-O2 by default).
+  runtime::CCompilerOptions compiler;
+  // Verification after each graph and loop-IR pass, --print-after, for both kinds of pass.
+  PipelineOptions passes;
+  // At most this many functions per generated C file: files compile in parallel and are
+  // cached one by one.
+  std::size_t functions_per_file = 16;
+};
+
+// A function called from the host, lowered.
+struct LoweredCall {
+  const Function* callee = nullptr;
+  tir::PrimFunc func;
+};
+
+// The figures of a memory plan, for reports.
+struct MemoryReport {
+  std::size_t buffers = 0;      // intermediates placed in the arena
+  std::int64_t arena_size = 0;  // bytes
+  std::int64_t lower_bound = 0;
+  std::int64_t total = 0;
+};
+
+struct StageTiming {
+  std::string stage;  // "fuse-ops", "lower", "tir", "codegen", "plan", "compile", "load"
+  std::chrono::nanoseconds elapsed{0};
+};
+
+struct HostBuild {
+  std::shared_ptr<const runtime::HostProgram> program;
+  std::size_t functions = 0;                  // generated functions
+  std::vector<runtime::CSourceFile> sources;  // the generated C
+  MemoryReport memory;
+  std::vector<StageTiming> timings;
+  runtime::CCompilerStats compiler_stats;
+};
+
+// fuse-ops on the module's host functions.
+Status fuse_host_functions(Module& module, const PipelineOptions& options = {});
+
+// Lowers every function `host` calls (each once, in order of first call). Errors name the
+// call whose callee is not a function the host can run (a Primitive or partitioned one).
+Expected<std::vector<LoweredCall>> lower_calls(const Function& host);
+
+// Runs the loop-IR phases on each lowered function.
+Status run_tir_phases(std::vector<LoweredCall>& lowered, const tir::TirPipeline& pipeline,
+                      const PipelineOptions& options = {});
+
+struct GeneratedC {
+  std::vector<runtime::CSourceFile> files;
+  std::vector<std::string> symbols;  // the entry point of each lowered function
+};
+
+// C for the lowered functions, at most `functions_per_file` per file. Errors when two
+// functions would export the same C symbol.
+Expected<GeneratedC> generate_sources(const std::vector<LoweredCall>& lowered,
+                                      const codegen::CCodegenOptions& options,
+                                      std::size_t functions_per_file);
+
+// The host function as a program: each call's arguments placed in the inputs, outputs,
+// weights blob or arena (planned from the intermediates' lifetimes). Function pointers are
+// left null: `callee[c]` is the index in `lowered` of what call c runs. Errors name a host
+// node the executor cannot run (an op outside any function).
+struct PlannedHost {
+  std::shared_ptr<runtime::HostProgram> program;
+  std::vector<std::size_t> callee;
+  runtime::MemoryPlan memory;
+};
+Expected<PlannedHost> plan_host(const Function& host, const std::vector<LoweredCall>& lowered);
+
+// The whole pipeline on @main: the module is changed (fused) in place.
+Expected<HostBuild> build_for_host(Module& module, const HostBuildOptions& options = {});
+
+}  // namespace uma::build

@@ -1,0 +1,90 @@
+// The executor: runs a compiled host function, a list of calls to generated functions
+// through their uniform entry points `int32_t f(void* const* args)`.
+//
+// Every argument of a call points into the caller's inputs or outputs, the weights blob
+// (packed once at build time), or the arena, one block that holds every intermediate at
+// offsets the memory planner chose. The executor allocates the arena and the argument
+// arrays when it is made; a run allocates nothing.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "uma/graph/tensor.h"
+#include "uma/runtime/library.h"
+#include "uma/runtime/weights.h"
+
+namespace uma::runtime {
+
+// Where an argument of a call lives.
+struct ArgLocation {
+  enum class Kind : std::uint8_t { kInput, kOutput, kWeight, kArena };
+  Kind kind = Kind::kArena;
+  // The input or output number, or the byte offset into the weights blob or the arena.
+  std::int64_t index = 0;
+};
+
+// One call of a generated function; its arguments in the function's parameter order.
+struct HostCall {
+  std::string name;  // the called graph function, for messages
+  PackedFunction function = nullptr;
+  std::vector<ArgLocation> args;
+};
+
+// An output that no call writes: a copy of an input, a weight or another output, made
+// after the calls.
+struct OutputCopy {
+  std::size_t output = 0;
+  ArgLocation from;
+};
+
+// A compiled host function: what the executor runs.
+struct HostProgram {
+  std::vector<TensorType> inputs, outputs;
+  std::vector<HostCall> calls;
+  std::vector<OutputCopy> copies;
+  WeightsBlob weights;
+  std::int64_t arena_size = 0;
+  // Threads of OpenMP parallel loops when the code was built with OpenMP; 0 leaves
+  // OpenMP's default.
+  int threads = 0;
+  // The library the calls' functions live in; kept loaded while the program is.
+  std::shared_ptr<const Library> library;
+};
+
+// Runs a program. One run at a time (the arena is the executor's own); make one executor
+// per thread to run a program concurrently.
+class Executor {
+ public:
+  explicit Executor(std::shared_ptr<const HostProgram> program);
+
+  // Runs on the caller's buffers: dense row-major tensors of the program's input and
+  // output types, outputs not overlapping any other buffer. Allocates nothing. Errors when
+  // a count is wrong or a generated function fails (naming it).
+  Status run(std::span<const void* const> inputs, std::span<void* const> outputs);
+
+  // Checks the inputs' types, allocates the outputs and runs.
+  Expected<std::vector<TensorPtr>> run(const std::vector<TensorPtr>& inputs);
+
+  const HostProgram& program() const { return *program_; }
+
+ private:
+  std::shared_ptr<const HostProgram> program_;
+  std::shared_ptr<Tensor> arena_;  // a u8 tensor: 64-byte aligned storage
+  // The argument array of each call, weights and arena pointers filled in once.
+  std::vector<std::vector<void*>> args_;
+  // (call, argument, location) of the arguments that are inputs or outputs, set per run.
+  struct Patch {
+    std::size_t call, arg;
+    ArgLocation location;
+  };
+  std::vector<Patch> patches_;
+  using SetThreads = void (*)(int);
+  SetThreads set_threads_ = nullptr;  // omp_set_num_threads, when the library uses OpenMP
+};
+
+}  // namespace uma::runtime

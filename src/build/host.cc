@@ -1,0 +1,147 @@
+// The host build pipeline (see uma/build/host.h): build_for_host lists the stages in order.
+#include "uma/build/host.h"
+
+#include <unordered_set>
+
+#include "uma/lower/lower.h"
+
+namespace uma::build {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+class StageTimer {
+ public:
+  explicit StageTimer(std::vector<StageTiming>& timings) : timings_(timings) {}
+  // Ends the stage that started at the previous call (or at construction).
+  void stage(std::string name) {
+    Clock::time_point now = Clock::now();
+    timings_.push_back({std::move(name), now - start_});
+    start_ = now;
+  }
+
+ private:
+  std::vector<StageTiming>& timings_;
+  Clock::time_point start_ = Clock::now();
+};
+
+bool is_lowerable(const Function& function) {
+  return function.attrs().has("Primitive") || function.attrs().has("Compiler");
+}
+
+}  // namespace
+
+Status fuse_host_functions(Module& module, const PipelineOptions& options) {
+  PassManager passes(options);
+  passes.add(create_fuse_ops_pass());
+  UMA_TRY_ASSIGN(bool changed, passes.run(module));
+  (void)changed;
+  return Status::success();
+}
+
+Expected<std::vector<LoweredCall>> lower_calls(const Function& host) {
+  std::vector<LoweredCall> lowered;
+  std::unordered_set<const Function*> seen;
+  for (const auto& node : host.nodes()) {
+    if (!node->is_op("call") || !seen.insert(node->callee()).second) continue;
+    const Function& callee = *node->callee();
+    if (!is_lowerable(callee))
+      return make_error(
+          "{}: calls @{}, which is neither a fused (Primitive) nor a partitioned function; "
+          "the host runs only those",
+          node->location(), callee.name());
+    Expected<tir::PrimFunc> func = lower::lower_function(callee);
+    if (!func) return func.error().with_context(fmt::format("lowering @{}", callee.name()));
+    lowered.push_back({&callee, std::move(*func)});
+  }
+  return lowered;
+}
+
+Status run_tir_phases(std::vector<LoweredCall>& lowered, const tir::TirPipeline& pipeline,
+                      const PipelineOptions& options) {
+  for (LoweredCall& call : lowered) {
+    UMA_TRY_ASSIGN(call.func, tir::run_tir_pipeline(std::move(call.func), pipeline, options));
+  }
+  return Status::success();
+}
+
+Expected<GeneratedC> generate_sources(const std::vector<LoweredCall>& lowered,
+                                      const codegen::CCodegenOptions& options,
+                                      std::size_t functions_per_file) {
+  UMA_CHECK(functions_per_file > 0, "functions_per_file is 0");
+  GeneratedC generated;
+  std::unordered_set<std::string> symbols;
+  for (std::size_t begin = 0; begin < lowered.size(); begin += functions_per_file) {
+    std::vector<tir::PrimFunc> funcs;
+    for (std::size_t i = begin; i < lowered.size() && i < begin + functions_per_file; ++i)
+      funcs.push_back(lowered[i].func);
+    UMA_TRY_ASSIGN(codegen::CSource source, codegen::generate_c(funcs, options));
+    for (const codegen::CFunction& function : source.functions) {
+      // Each file makes its own symbols unique; across files two names that sanitize alike
+      // would clash when linked.
+      if (!symbols.insert(function.symbol).second)
+        return make_error("func @{}: its C symbol '{}' is another function's too", function.name,
+                          function.symbol);
+      generated.symbols.push_back(function.symbol);
+    }
+    generated.files.push_back(
+        {fmt::format("host_{}", generated.files.size()), std::move(source.code)});
+  }
+  return generated;
+}
+
+Expected<HostBuild> build_for_host(Module& module, const HostBuildOptions& options) {
+  if (options.threads < 1)
+    return make_error("the thread count must be at least 1, not {}", options.threads);
+  Function* main = module.find_function("main");
+  if (main == nullptr) return make_error("the module has no function @main to build");
+  const bool parallel = options.threads > 1;
+  HostBuild build;
+  StageTimer timer(build.timings);
+
+  // Graph: the host's nodes grouped into fused functions, each one loop nest per anchor.
+  UMA_TRY(fuse_host_functions(module, options.passes));
+  timer.stage("fuse-ops");
+  // Loop IR: each called function lowered, then TIR_PHASE_0..3.
+  UMA_TRY_ASSIGN(std::vector<LoweredCall> lowered, lower_calls(*main));
+  timer.stage("lower");
+  UMA_TRY(run_tir_phases(lowered, tir::core_tir_pipeline({.parallel = parallel}), options.passes));
+  timer.stage("tir");
+  // C source.
+  UMA_TRY_ASSIGN(GeneratedC generated,
+                 generate_sources(lowered, {.openmp = parallel}, options.functions_per_file));
+  timer.stage("codegen");
+  // The host function as calls into the generated code, with the arena and weights.
+  UMA_TRY_ASSIGN(PlannedHost planned, plan_host(*main, lowered));
+  timer.stage("plan");
+  // A shared library, loaded; the calls get their functions.
+  runtime::CCompilerOptions compiler_options = options.compiler;
+  compiler_options.openmp |= parallel;
+  runtime::CCompiler compiler(compiler_options);
+  runtime::HostProgram& program = *planned.program;
+  if (!generated.files.empty()) {
+    UMA_TRY_ASSIGN(std::string path, compiler.build_shared_library(generated.files));
+    timer.stage("compile");
+    UMA_TRY_ASSIGN(runtime::Library library, runtime::Library::open(path));
+    auto shared_library = std::make_shared<const runtime::Library>(std::move(library));
+    for (std::size_t c = 0; c < program.calls.size(); ++c) {
+      UMA_TRY_ASSIGN(program.calls[c].function,
+                     shared_library->function(generated.symbols[planned.callee[c]]));
+    }
+    program.library = std::move(shared_library);
+  } else {
+    timer.stage("compile");  // nothing to compile: the outputs are inputs and weights
+  }
+  program.threads = parallel ? options.threads : 0;
+  timer.stage("load");
+
+  build.memory = {planned.memory.offsets.size(), planned.memory.arena_size,
+                  planned.memory.lower_bound, planned.memory.total};
+  build.functions = lowered.size();
+  build.compiler_stats = compiler.stats();
+  build.sources = std::move(generated.files);
+  build.program = std::move(planned.program);
+  return build;
+}
+
+}  // namespace uma::build

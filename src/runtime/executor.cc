@@ -1,0 +1,99 @@
+// Running a compiled host function (see executor.h).
+#include "uma/runtime/executor.h"
+
+#include <cstring>
+
+namespace uma::runtime {
+
+Executor::Executor(std::shared_ptr<const HostProgram> program) : program_(std::move(program)) {
+  UMA_CHECK(program_ != nullptr, "no program");
+  arena_ = std::make_shared<Tensor>(TensorType{DType::u8, {program_->arena_size}});
+  auto* weights = const_cast<std::byte*>(program_->weights.data());
+  std::byte* arena = arena_->bytes().data();
+  args_.resize(program_->calls.size());
+  for (std::size_t c = 0; c < program_->calls.size(); ++c) {
+    const HostCall& call = program_->calls[c];
+    UMA_CHECK(call.function != nullptr, "call of @{} has no function", call.name);
+    args_[c].assign(call.args.size(), nullptr);
+    for (std::size_t a = 0; a < call.args.size(); ++a) {
+      const ArgLocation& location = call.args[a];
+      switch (location.kind) {
+        case ArgLocation::Kind::kWeight:
+          args_[c][a] = weights + location.index;
+          break;
+        case ArgLocation::Kind::kArena:
+          args_[c][a] = arena + location.index;
+          break;
+        case ArgLocation::Kind::kInput:
+        case ArgLocation::Kind::kOutput:
+          patches_.push_back({c, a, location});
+          break;
+      }
+    }
+  }
+  if (program_->threads > 0 && program_->library != nullptr)
+    if (auto symbol = program_->library->symbol("omp_set_num_threads"))
+      set_threads_ = reinterpret_cast<SetThreads>(*symbol);
+}
+
+Status Executor::run(std::span<const void* const> inputs, std::span<void* const> outputs) {
+  const HostProgram& program = *program_;
+  if (inputs.size() != program.inputs.size() || outputs.size() != program.outputs.size())
+    return make_error("the program takes {} input(s) and {} output(s), given {} and {}",
+                      program.inputs.size(), program.outputs.size(), inputs.size(), outputs.size());
+  auto address = [&](const ArgLocation& location) -> void* {
+    switch (location.kind) {
+      case ArgLocation::Kind::kInput:
+        // Generated functions never write their input parameters.
+        return const_cast<void*>(inputs[static_cast<std::size_t>(location.index)]);
+      case ArgLocation::Kind::kOutput:
+        return outputs[static_cast<std::size_t>(location.index)];
+      case ArgLocation::Kind::kWeight:
+        return const_cast<std::byte*>(program.weights.data()) + location.index;
+      case ArgLocation::Kind::kArena:
+        return arena_->bytes().data() + location.index;
+    }
+    return nullptr;
+  };
+  for (const Patch& patch : patches_) args_[patch.call][patch.arg] = address(patch.location);
+  // OpenMP's thread count is a property of the calling thread: set it on each run.
+  if (set_threads_ != nullptr) set_threads_(program.threads);
+  for (std::size_t c = 0; c < program.calls.size(); ++c) {
+    std::int32_t status = program.calls[c].function(args_[c].data());
+    if (status != 0)
+      return make_error("the compiled function of @{} returned {}{}", program.calls[c].name, status,
+                        status == -1 ? " (a heap allocation in it failed)" : "");
+  }
+  for (const OutputCopy& copy : program.copies) {
+    std::int64_t bytes = program.outputs[copy.output].num_bytes();
+    if (bytes > 0)
+      std::memmove(outputs[copy.output], address(copy.from), static_cast<std::size_t>(bytes));
+  }
+  return Status::success();
+}
+
+Expected<std::vector<TensorPtr>> Executor::run(const std::vector<TensorPtr>& inputs) {
+  const HostProgram& program = *program_;
+  if (inputs.size() != program.inputs.size())
+    return make_error("the program takes {} input(s), given {}", program.inputs.size(),
+                      inputs.size());
+  std::vector<const void*> input_data;
+  for (std::size_t i = 0; i < inputs.size(); ++i) {
+    if (inputs[i] == nullptr || !inputs[i]->has_data())
+      return make_error("input {} holds no data", i);
+    if (!(inputs[i]->type() == program.inputs[i]))
+      return make_error("input {} is {}, but the program takes {}", i,
+                        to_string(Type(inputs[i]->type())), to_string(Type(program.inputs[i])));
+    input_data.push_back(inputs[i]->bytes().data());
+  }
+  std::vector<std::shared_ptr<Tensor>> outputs;
+  std::vector<void*> output_data;
+  for (const TensorType& type : program.outputs) {
+    outputs.push_back(std::make_shared<Tensor>(type));
+    output_data.push_back(outputs.back()->bytes().data());
+  }
+  UMA_TRY(run(input_data, output_data));
+  return std::vector<TensorPtr>(outputs.begin(), outputs.end());
+}
+
+}  // namespace uma::runtime

@@ -1,0 +1,207 @@
+// The host build pipeline end to end: graph functions fused, lowered, generated as C,
+// compiled, planned and run by the executor, compared with the reference interpreter.
+#include "uma/build/host.h"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <random>
+
+#include "c_test_util.h"
+#include "tensor_util.h"
+#include "uma/graph/builder.h"
+#include "uma/graph/context.h"
+#include "uma/runtime/compare.h"
+#include "uma/runtime/interpreter.h"
+
+namespace uma::build {
+namespace {
+
+Type tensor(Shape shape, DType dtype = DType::f32) { return TensorType{dtype, std::move(shape)}; }
+
+// A tensor of uniform values in [-1, 1) from `seed`.
+TensorPtr random_tensor(Shape shape, unsigned seed) {
+  auto t = std::make_shared<Tensor>(TensorType{DType::f32, std::move(shape)});
+  std::mt19937 rng(seed);
+  for (std::int64_t i = 0; i < t->num_elements(); ++i)
+    t->set(i, static_cast<double>(rng() % 2000) / 1000.0 - 1.0);
+  return t;
+}
+
+class HostBuildTest : public ::testing::Test {
+ protected:
+  HostBuildTest() : module(ctx), main(*module.add_function("main").value()), b(main) {}
+
+  HostBuildOptions options(int threads = 1) {
+    HostBuildOptions o;
+    o.threads = threads;
+    o.compiler.cache_dir = testing_c::run_cache_dir();
+    o.passes.verify_each = true;
+    return o;
+  }
+
+  // Builds @main, runs it on random inputs and compares every output with the interpreter's
+  // (run before the build, on the module as it was).
+  HostBuild build_and_check(const HostBuildOptions& build_options) {
+    std::vector<TensorPtr> inputs = random_inputs(main, 1);
+    auto reference = interpret(main, inputs);
+    EXPECT_TRUE(reference.ok()) << reference.error().message();
+    auto built = build_for_host(module, build_options);
+    EXPECT_TRUE(built.ok()) << built.error().message();
+    if (!built.ok() || !reference.ok()) return {};
+    runtime::Executor executor(built->program);
+    auto outputs = executor.run(inputs);
+    EXPECT_TRUE(outputs.ok()) << outputs.error().message();
+    if (!outputs.ok()) return {};
+    EXPECT_EQ(outputs->size(), reference->size());
+    for (std::size_t i = 0; i < outputs->size() && i < reference->size(); ++i) {
+      TensorComparison result = compare_tensors(*(*outputs)[i], *(*reference)[i], 1e-5, 1e-6);
+      EXPECT_TRUE(result.ok()) << "output " << i << ": " << result.mismatches
+                               << " mismatch(es), max abs error " << result.max_abs_error;
+    }
+    return std::move(*built);
+  }
+
+  // conv(3x3, padding 1) + bias, relu, conv(3x3, stride 2) + bias, relu, max pool: a chain of
+  // three fused functions with weights from the blob.
+  Value* conv_chain(Value* x) {
+    Value* w1 = b.constant(random_tensor({4, 3, 3, 3}, 1));
+    Value* b1 = b.constant(random_tensor({4}, 2));
+    Value* c1 = b.value("nn.conv2d", {x, w1, b1},
+                        test::make_attrs({{"padding", std::vector<std::int64_t>{1, 1, 1, 1}}}));
+    Value* r1 = b.value("nn.relu", {c1});
+    Value* w2 = b.constant(random_tensor({6, 4, 3, 3}, 3));
+    Value* c2 = b.value("nn.conv2d", {r1, w2},
+                        test::make_attrs({{"strides", std::vector<std::int64_t>{2, 2}}}));
+    Value* b2 = b.constant(random_tensor({1, 6, 1, 1}, 4));
+    Value* r2 = b.value("nn.relu", {b.value("add", {c2, b2})});
+    return b.value("nn.max_pool2d", {r2},
+                   test::make_attrs({{"pool_size", std::vector<std::int64_t>{2, 2}}}));
+  }
+
+  Context ctx;
+  Module module;
+  Function& main;
+  Builder b;
+};
+
+TEST_F(HostBuildTest, ConvolutionChainMatchesTheInterpreter) {
+  main.set_outputs({conv_chain(main.add_param(tensor({1, 3, 9, 9}), "x"))});
+  HostBuild built = build_and_check(options());
+  ASSERT_NE(built.program, nullptr);
+  EXPECT_EQ(built.functions, 3u);
+  EXPECT_EQ(built.program->calls.size(), 3u);
+  // Two intermediates (1x4x9x9 and 1x6x4x4 floats) that one call reads and writes: nothing
+  // to reuse; the second starts at the 64-byte boundary after the first's 1296 bytes.
+  EXPECT_EQ(built.memory.buffers, 2u);
+  EXPECT_EQ(built.memory.total, 1296 + 384);
+  EXPECT_EQ(built.memory.lower_bound, 1296 + 384);
+  EXPECT_EQ(built.memory.arena_size, 1344 + 384);
+  // Weights: the kernels, each at a 64-byte aligned offset; the biases (at most 8 elements)
+  // are immediates in the code.
+  EXPECT_EQ(built.program->weights.size(), 448 + 896);
+  std::vector<std::string> stages;
+  for (const StageTiming& t : built.timings) stages.push_back(t.stage);
+  EXPECT_EQ(stages, (std::vector<std::string>{"fuse-ops", "lower", "tir", "codegen", "plan",
+                                              "compile", "load"}));
+}
+
+TEST_F(HostBuildTest, ArenaReusesTheBytesOfDeadIntermediates) {
+  // Four softmaxes in a row: four calls, three intermediates of which two live at once.
+  Value* v = main.add_param(tensor({4, 64}), "x");
+  for (int i = 0; i < 4; ++i) v = b.value("nn.softmax", {v});
+  main.set_outputs({v});
+  HostBuild built = build_and_check(options());
+  ASSERT_NE(built.program, nullptr);
+  EXPECT_EQ(built.program->calls.size(), 4u);
+  EXPECT_EQ(built.memory.buffers, 3u);
+  EXPECT_EQ(built.memory.total, 3 * 1024);
+  EXPECT_EQ(built.memory.lower_bound, 2 * 1024);
+  EXPECT_EQ(built.memory.arena_size, 2 * 1024);
+}
+
+TEST_F(HostBuildTest, OutputsNoCallWrites) {
+  // An input, a weight, a computed value twice, a tuple's field.
+  Value* x = main.add_param(tensor({2, 5}), "x");
+  Value* w = b.constant(random_tensor({2, 5}, 9));
+  Value* sum = b.value("add", {x, w});
+  Value* pair = b.tuple({sum, x});
+  Value* second = b.get_item(pair, 1);
+  Value* product = b.value("multiply", {second, b.get_item(pair, 0)});
+  main.set_outputs({x, w, sum, sum, product, pair});
+  HostBuild built = build_and_check(options());
+  ASSERT_NE(built.program, nullptr);
+  EXPECT_EQ(built.program->outputs.size(), 7u);  // the tuple output is flattened
+  EXPECT_EQ(built.program->calls.size(), 2u);
+  EXPECT_EQ(built.memory.buffers, 0u);  // every computed value is an output
+}
+
+TEST_F(HostBuildTest, OnlyInputsAndWeights) {
+  Value* x = main.add_param(tensor({3}), "x");
+  main.set_outputs({b.constant(random_tensor({20}, 5)), x});
+  HostBuild built = build_and_check(options());
+  ASSERT_NE(built.program, nullptr);
+  EXPECT_TRUE(built.program->calls.empty());
+  EXPECT_EQ(built.program->copies.size(), 2u);
+}
+
+TEST_F(HostBuildTest, ThreadsMakeParallelLoops) {
+  main.set_outputs({conv_chain(main.add_param(tensor({1, 3, 9, 9}), "x"))});
+  HostBuild built = build_and_check(options(2));
+  ASSERT_NE(built.program, nullptr);
+  EXPECT_EQ(built.program->threads, 2);
+  ASSERT_EQ(built.sources.size(), 1u);
+  EXPECT_NE(built.sources[0].code.find("#pragma omp parallel for"), std::string::npos);
+}
+
+TEST_F(HostBuildTest, SeveralFilesOfFunctions) {
+  main.set_outputs({conv_chain(main.add_param(tensor({1, 3, 9, 9}), "x"))});
+  HostBuildOptions o = options();
+  o.functions_per_file = 2;
+  HostBuild built = build_and_check(o);
+  EXPECT_EQ(built.sources.size(), 2u);
+}
+
+TEST_F(HostBuildTest, Errors) {
+  Value* x = main.add_param(tensor({3}), "x");
+  main.set_outputs({b.value("nn.relu", {x})});
+  HostBuildOptions o = options(0);
+  auto zero = build_for_host(module, o);
+  ASSERT_FALSE(zero.ok());
+  EXPECT_EQ(zero.error().message(), "the thread count must be at least 1, not 0");
+
+  Module empty(ctx);
+  auto no_main = build_for_host(empty, options());
+  ASSERT_FALSE(no_main.ok());
+  EXPECT_EQ(no_main.error().message(), "the module has no function @main to build");
+}
+
+TEST_F(HostBuildTest, HostCanCallOnlyFusedOrPartitionedFunctions) {
+  Function& helper = *module.add_function("helper").value();
+  Value* p = helper.add_param(tensor({3}), "p");
+  Builder hb(helper);
+  helper.set_outputs({hb.value("nn.relu", {p})});
+  Value* x = main.add_param(tensor({3}), "x");
+  Node* call = b.call(&helper, {x});
+  call->set_name("call_helper");
+  main.set_outputs({call->result()});
+  auto built = lower_calls(main);
+  ASSERT_FALSE(built.ok());
+  EXPECT_EQ(built.error().message(),
+            "node 'call_helper' (call): calls @helper, which is neither a fused (Primitive) nor "
+            "a partitioned function; the host runs only those");
+}
+
+TEST_F(HostBuildTest, AnOpLeftInTheHostIsAnError) {
+  Value* x = main.add_param(tensor({3}), "x");
+  Node* relu = b.create("nn.relu", {x}, {}, "r");
+  main.set_outputs({relu->result()});
+  auto planned = plan_host(main, {});
+  ASSERT_FALSE(planned.ok());
+  EXPECT_EQ(planned.error().message(),
+            "node 'r' (nn.relu): the host can only call functions, but op nn.relu is outside any "
+            "(run fuse-ops first)");
+}
+
+}  // namespace
+}  // namespace uma::build
