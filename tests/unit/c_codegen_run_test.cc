@@ -278,6 +278,73 @@ TEST(CCodegenRun, HalfPrecisionBuffersRoundOnStore) {
   }
 }
 
+TEST(CCodegenRun, IntegerDivisionAndPowerAreDefinedEverywhere) {
+  // truncdiv truncates toward zero, gives 0 for a zero divisor and wraps INT32_MIN / -1;
+  // integer pow wraps like repeated multiplication and truncates negative powers.
+  constexpr std::int32_t kMin = std::numeric_limits<std::int32_t>::min();
+  std::vector<std::int32_t> av = {7, -7, 7, -7, 5, kMin, 3, 3, -1, 2, 0};
+  std::vector<std::int32_t> bv = {2, 2, -2, -2, 0, -1, 31, -2, -3, -1, 0};
+  const int n = static_cast<int>(av.size());
+  Buffer a = make_buffer("a", DType::i32, {Expr(n)}), b = make_buffer("b", DType::i32, {Expr(n)});
+  Buffer q = make_buffer("q", DType::i32, {Expr(n)}), p = make_buffer("p", DType::i32, {Expr(n)});
+  Var i = index_var("i");
+  Expr x = LoadNode::make(a, {i}), y = LoadNode::make(b, {i});
+  auto call2 = [](const char* name, Expr u, Expr v) {
+    return CallNode::make(u.type(), name, {u, v}, CallNode::CallKind::kIntrinsic);
+  };
+  Stmt body = loop(i, n,
+                   SeqNode::make({StoreNode::make(q, call2("truncdiv", x, y), {i}),
+                                  StoreNode::make(p, call2("pow", x, y), {i})}));
+  auto built = build({make_func("int_ops", {a, b, q, p}, 2, body)});
+  ASSERT_TRUE(built.ok()) << built.error().message();
+  std::vector<std::int32_t> qv(n), pv(n);
+  ASSERT_EQ(call(*built, 0, {av.data(), bv.data(), qv.data(), pv.data()}), 0);
+  EXPECT_EQ(qv, (std::vector<std::int32_t>{3, -3, -3, 3, 0, kMin, 0, -1, 0, -2, 0}));
+  // 3^31 wraps modulo 2^32 to 1264544299.
+  EXPECT_EQ(pv, (std::vector<std::int32_t>{49, 49, 0, 0, 1, 0, 1264544299, 0, -1, 0, 1}));
+}
+
+TEST(CCodegenRun, NarrowIntegerIntrinsicsWrapToTheirType) {
+  // abs(-128) of an i8 is -128 (it wraps, as negation does), also when widened afterwards.
+  Buffer a = make_buffer("a", DType::i8, {Expr(3)}),
+         out = make_buffer("out", DType::i16, {Expr(3)});
+  Var i = index_var("i");
+  Expr x = LoadNode::make(a, {i});
+  Expr abs = CallNode::make(x.type(), "abs", {x}, CallNode::CallKind::kIntrinsic);
+  Stmt body =
+      loop(i, 3, StoreNode::make(out, CastNode::make(DataType::scalar(DType::i16), abs), {i}));
+  auto built = build({make_func("narrow", {a, out}, 1, body)});
+  ASSERT_TRUE(built.ok()) << built.error().message();
+  std::vector<std::int8_t> av = {-128, -5, 7};
+  std::vector<std::int16_t> o(3);
+  ASSERT_EQ(call(*built, 0, {av.data(), o.data()}), 0);
+  EXPECT_EQ(o, (std::vector<std::int16_t>{-128, 5, 7}));
+}
+
+TEST(CCodegenRun, WideValuesRoundOnceToHalfPrecision) {
+  // 1 + 2^-11 + 2^-40 rounds to float as 1 + 2^-11, exactly between two f16 values, and
+  // 2^24 + 2^16 + 1 rounds to float as the midpoint of two bf16 values: rounding to nearest
+  // twice would round down, but both lie above the midpoint.
+  Buffer d = make_buffer("d", DType::f64, {Expr(1)}), n = make_buffer("n", DType::i32, {Expr(1)});
+  Buffer h = make_buffer("h", DType::f16, {Expr(1)}),
+         bf = make_buffer("bf", DType::bf16, {Expr(1)});
+  Stmt body = SeqNode::make(
+      {StoreNode::make(h,
+                       CastNode::make(DataType::scalar(DType::f16), LoadNode::make(d, {Expr(0)})),
+                       {Expr(0)}),
+       StoreNode::make(bf,
+                       CastNode::make(DataType::scalar(DType::bf16), LoadNode::make(n, {Expr(0)})),
+                       {Expr(0)})});
+  auto built = build({make_func("wide_to_half", {d, n, h, bf}, 2, body)});
+  ASSERT_TRUE(built.ok()) << built.error().message();
+  double dv = 1 + 0x1p-11 + 0x1p-40;
+  std::int32_t nv = (1 << 24) + (1 << 16) + 1;
+  std::uint16_t hv = 0, bv = 0;
+  ASSERT_EQ(call(*built, 0, {&dv, &nv, &hv, &bv}), 0);
+  EXPECT_EQ(hv, f32_to_f16(1 + 0x1p-10f));
+  EXPECT_EQ(bv, f32_to_bf16(static_cast<float>((1 << 24) + (1 << 17))));
+}
+
 TEST(CCodegenRun, LetsIfsAndUnrolledLoops) {
   // out[i] = i < 2 ? (let t = a[i] * a[i] in t + t) : -a[i], with an unrolled loop and a let
   // statement holding the scale.

@@ -295,9 +295,20 @@ FunctionPrinter::Printed FunctionPrinter::cast(const CastNode& op) {
     if (from.dtype == to.dtype) return expr(op.value);
     std::string helper = to.dtype == DType::f16 ? "uma_round_f16" : "uma_round_bf16";
     unit_.helpers.use(helper);
-    std::string value = value_type(from.dtype) == std::string_view("float")
-                            ? text(op.value)
-                            : "(float)" + operand(op.value, kUnary);
+    std::string value;
+    if (value_type(from.dtype) == std::string_view("float")) {
+      value = text(op.value);
+    } else if (from.dtype == DType::f64 || dtype_size(from.dtype) >= 4) {
+      // Rounding a double (or an integer of more than 24 bits) to float to nearest and
+      // then to the 16-bit format can round twice in the same direction; rounding to odd
+      // first gives the correctly rounded result, as uma's own conversions do.
+      unit_.helpers.use("uma_f64_to_f32_odd");
+      value = fmt::format("uma_f64_to_f32_odd({})", from.dtype == DType::f64
+                                                        ? text(op.value)
+                                                        : "(double)" + operand(op.value, kUnary));
+    } else {
+      value = "(float)" + operand(op.value, kUnary);
+    }
     return {fmt::format("{}({})", helper, value), kPrimary};
   }
   if (value_type(to.dtype) == value_type(from.dtype)) return expr(op.value);
@@ -416,7 +427,10 @@ FunctionPrinter::Printed FunctionPrinter::intrinsic(const CallNode& op) {
   }
   DataType arg_type = op.args[0].type();
   bool is_float_arg = !arg_type.handle && is_float(arg_type.dtype);
-  if ((intrinsic->float_only && !is_float_arg) || arg_type.handle) {
+  bool takes = !arg_type.handle;
+  if (intrinsic->takes == IntrinsicArgs::kFloats) takes &= is_float_arg;
+  if (intrinsic->takes == IntrinsicArgs::kIntegers) takes &= is_integer(arg_type.dtype);
+  if (!takes) {
     fail(make_error("intrinsic '{}' of a {} argument", op.name, to_string(arg_type)));
     return {"0", kPrimary};
   }
@@ -429,7 +443,12 @@ FunctionPrinter::Printed FunctionPrinter::intrinsic(const CallNode& op) {
   std::string name;
   switch (intrinsic->form) {
     case IntrinsicForm::kLibm:
-      name = fmt::format("{}{}", intrinsic->c_name, is_f64 ? "" : "f");
+      if (is_float_arg) {
+        name = fmt::format("{}{}", intrinsic->c_name, is_f64 ? "" : "f");
+      } else {
+        name = fmt::format("uma_{}_{}", intrinsic->c_name, helper_suffix(arg_type.dtype));
+        unit_.helpers.use(name);
+      }
       break;
     case IntrinsicForm::kHelper:
       name = fmt::format("uma_{}_{}", intrinsic->c_name, helper_suffix(arg_type.dtype));
@@ -449,7 +468,11 @@ FunctionPrinter::Printed FunctionPrinter::intrinsic(const CallNode& op) {
       }
       break;
   }
-  return {fmt::format("{}({})", name, args), kPrimary};
+  std::string text = fmt::format("{}({})", name, args);
+  // Helpers of narrow integers compute in int: bring the result back to the IR's type.
+  if (is_narrow_int(op.type.dtype))
+    return {fmt::format("({}){}", value_type(op.type.dtype), text), kUnary};
+  return {text, kPrimary};
 }
 
 FunctionPrinter::Printed FunctionPrinter::extern_call(const CallNode& op) {

@@ -24,6 +24,15 @@ constexpr TypeInfo kSignedTypes[] = {{"i32", "int32_t"}, {"i64", "int64_t"}};
 constexpr TypeInfo kOrderedTypes[] = {{"i32", "int32_t"},  {"i64", "int64_t"}, {"u32", "uint32_t"},
                                       {"u64", "uint64_t"}, {"f32", "float"},   {"f64", "double"}};
 constexpr TypeInfo kFloatTypes[] = {{"f32", "float"}, {"f64", "double"}};
+struct IntegerTypeInfo {
+  const char* suffix;
+  const char* type;
+  const char* unsigned_type;  // the unsigned type of its width, for wrapping arithmetic
+};
+constexpr IntegerTypeInfo kIntegerTypes[] = {{"i32", "int32_t", "uint32_t"},
+                                             {"i64", "int64_t", "uint64_t"},
+                                             {"u32", "uint32_t", "uint32_t"},
+                                             {"u64", "uint64_t", "uint64_t"}};
 
 // Every helper, in an order where callees come before callers.
 std::vector<Helper> make_helpers() {
@@ -48,6 +57,41 @@ std::vector<Helper> make_helpers() {
     add(fmt::format("uma_abs_{}", suffix), {},
         fmt::format("static inline {0} uma_abs_{1}({0} a) {{ return a < 0 ? -a : a; }}\n", type,
                     suffix));
+  }
+  // Integer division truncating toward zero, defined everywhere: C's `/` traps on a zero
+  // divisor and on the least value divided by -1 (which wraps to itself here, as negation).
+  // Integer powers by squaring in unsigned arithmetic, so that they wrap like repeated
+  // multiplication; a negative exponent truncates the real power toward zero.
+  for (auto [suffix, type, unsigned_type] : kIntegerTypes) {
+    bool is_signed = type[0] == 'i';
+    std::string minus_one =
+        is_signed
+            ? fmt::format("  if (b == -1) return ({0})(({1})0 - ({1})a);\n", type, unsigned_type)
+            : "";
+    add(fmt::format("uma_truncdiv_{}", suffix), {},
+        fmt::format("static inline {0} uma_truncdiv_{1}({0} a, {0} b) {{\n"
+                    "  if (b == 0) return 0;\n"
+                    "{2}"
+                    "  return a / b;\n"
+                    "}}\n",
+                    type, suffix, minus_one));
+    std::string negative = is_signed ? "  if (exponent < 0) {\n"
+                                       "    if (base == 1) return 1;\n"
+                                       "    if (base == -1) return exponent % 2 == 0 ? 1 : -1;\n"
+                                       "    return 0;\n"
+                                       "  }\n"
+                                     : "";
+    add(fmt::format("uma_pow_{}", suffix), {},
+        fmt::format("static inline {0} uma_pow_{1}({0} base, {0} exponent) {{\n"
+                    "{3}"
+                    "  {2} result = 1, b = ({2})base;\n"
+                    "  for ({2} e = ({2})exponent; e > 0; e /= 2) {{\n"
+                    "    if (e % 2 == 1) result *= b;\n"
+                    "    b *= b;\n"
+                    "  }}\n"
+                    "  return ({0})result;\n"
+                    "}}\n",
+                    type, suffix, unsigned_type, negative));
   }
   for (auto [suffix, type] : kFloatTypes) {
     const char* f = suffix[1] == '3' ? "f" : "";
@@ -117,6 +161,17 @@ std::vector<Helper> make_helpers() {
       "  union { float f; uint32_t u; } v = {value};\n"
       "  if ((v.u & 0x7fffffffu) > 0x7f800000u) return (uint16_t)((v.u >> 16) | 0x40u);\n"
       "  return (uint16_t)((v.u + 0x7fffu + ((v.u >> 16) & 1u)) >> 16);\n"
+      "}\n");
+  // A double rounded to float by rounding to odd: when inexact, the float toward zero with
+  // its lowest bit set, from which rounding to f16 or bf16 is correctly rounded.
+  add("uma_f64_to_f32_odd", {},
+      "static inline float uma_f64_to_f32_odd(double x) {\n"
+      "  float f = (float)x;\n"
+      "  if (isnan(x) || (double)f == x) return f;\n"
+      "  if (fabs((double)f) > fabs(x)) f = nextafterf(f, 0.0f);\n"
+      "  union { float f; uint32_t u; } v = {f};\n"
+      "  v.u |= 1u;\n"
+      "  return v.f;\n"
       "}\n");
   // Values cast to f16/bf16 but kept in a float: rounded to the narrower format.
   add("uma_round_f16", {"uma_f16_to_f32", "uma_f32_to_f16"},

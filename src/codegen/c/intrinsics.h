@@ -9,10 +9,18 @@
 namespace uma::codegen {
 
 enum class IntrinsicForm : std::uint8_t {
-  kLibm,    // a math.h function, `expf` for f32 and narrower floats, `exp` for f64
+  kLibm,    // a math.h function, `expf` for f32 and narrower floats, `exp` for f64; for
+            // integers (pow) the helper uma_<c_name>_<type suffix>
   kHelper,  // one of the generator's helpers, uma_<helper>_<type suffix>
   kMacro,   // a math.h classification macro (isnan), whatever the type
   kAbs,     // fabs for floats, a helper for integers
+};
+
+// The argument types an intrinsic takes.
+enum class IntrinsicArgs : std::uint8_t {
+  kFloats,
+  kIntegers,  // signed and unsigned, not bool
+  kNumbers,   // any type but a handle
 };
 
 struct Intrinsic {
@@ -20,11 +28,15 @@ struct Intrinsic {
   std::string_view c_name;  // math.h base name or helper stem
   std::size_t num_args;
   IntrinsicForm form;
-  bool float_only;  // its arguments must be floats
+  IntrinsicArgs takes;
 };
 
 // The intrinsic of that name, or nullptr. "round" rounds half to even (C's nearbyint in
 // the default rounding mode), as ONNX's Round does; "sigmoid" is 1 / (1 + exp(-x)).
+// Integer "pow" wraps like repeated multiplication, and a negative exponent truncates the
+// real result toward zero (1 and -1 keep their powers, every other base gives 0). "truncdiv"
+// divides integers truncating toward zero, as C's `/` does, but is defined everywhere: the
+// least value divided by -1 wraps to itself and a division by zero gives 0.
 const Intrinsic* find_intrinsic(std::string_view name);
 
 }  // namespace uma::codegen
