@@ -43,6 +43,21 @@ inline Case op_case(std::string label, std::string op, std::vector<TensorType> p
               tolerance};
 }
 
+// One op applied to constants, for chosen values (NaN, extremes, what random inputs would
+// make the reference reject): constants of more than kMaxImmediateElements elements reach the
+// function as bound parameters, smaller ones as immediates.
+inline Case constant_case(std::string label, std::string op, std::vector<TensorPtr> operands,
+                          AttrMap attrs = {}, double tolerance = 1e-5) {
+  return Case{std::move(label),
+              {},
+              [op, operands, attrs](Builder& b, const std::vector<Value*>&) {
+                std::vector<Value*> values;
+                for (const TensorPtr& operand : operands) values.push_back(b.constant(operand));
+                return b.create(op, values, attrs)->results();
+              },
+              tolerance};
+}
+
 inline TensorType f32(Shape shape) { return TensorType{DType::f32, std::move(shape)}; }
 
 // Lowers every case's @main (each its own symbol), builds them into one library, and
