@@ -1,11 +1,15 @@
-# ctest's onnx-conformance: generate ONNX's node tests into the build folder, then run them.
-# Variables: PYTHON, GENERATOR (generate_node_tests.py), OUT, RUNNER, KNOWN.
+# ctest's onnx-conformance: generate ONNX's node tests into the build folder, then run them,
+# interpreted and compiled for the host.
+# Variables: PYTHON, GENERATOR (generate_node_tests.py), OUT, RUNNER, KNOWN, KNOWN_COMPILED,
+# CACHE (the folder of compiled C objects, kept between runs).
 execute_process(COMMAND ${PYTHON} ${GENERATOR} ${OUT} RESULT_VARIABLE generated
                 OUTPUT_QUIET ERROR_VARIABLE generator_errors)
 if(NOT generated EQUAL 0)
   message(FATAL_ERROR "generating ONNX's node tests failed:\n${generator_errors}")
 endif()
-execute_process(COMMAND ${RUNNER} ${OUT}/node ${KNOWN} RESULT_VARIABLE result)
+execute_process(COMMAND ${RUNNER} ${OUT}/node ${KNOWN} --compiled --cache-dir ${CACHE}
+                        --known-compiled-failures ${KNOWN_COMPILED}
+                RESULT_VARIABLE result)
 if(NOT result EQUAL 0)
   message(FATAL_ERROR "ONNX conformance: unexpected results (see above)")
 endif()

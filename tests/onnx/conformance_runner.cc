@@ -3,12 +3,19 @@
 // the expected outputs with ONNX's own tolerances (rtol 1e-3, atol 1e-7, as
 // onnx.backend.test's loader sets for node tests).
 //
+// With --compiled, every data set the interpreter passes is also built for the host
+// (uma/build/host.h: generated C, compiled and loaded) and run by the executor, and must
+// pass against the same expected outputs.
+//
 // A failure listed in known_failures.txt (one line per test: name, then the reason) is
 // expected; a listed test that passes is "unexpectedly passing" and fails the run too, so
-// the list stays honest. Exit status 0 when every outcome is the expected one.
+// the list stays honest. Compiled failures of tests the interpreter passes are listed the
+// same way in the file given to --known-compiled-failures. Exit status 0 when every
+// outcome is the expected one.
 //
 // Usage: onnx_conformance <node-tests-dir> <known_failures.txt> [--write-known-failures FILE]
-//        [--filter SUBSTRING] [--verbose]
+//        [--filter SUBSTRING] [--verbose] [--compiled --cache-dir DIR
+//        --known-compiled-failures FILE [--write-known-compiled-failures FILE]]
 #include <unistd.h>
 #include <csignal>
 #include <cstring>
@@ -18,6 +25,7 @@
 #include <map>
 #include <set>
 
+#include "uma/build/host.h"
 #include "uma/frontend/onnx/importer.h"
 #include "uma/frontend/onnx/tensor_proto.h"
 #include "uma/graph/verifier.h"
@@ -115,11 +123,55 @@ bool needs_constant(const uma::Error& error) {
   return error.message().find("must be a constant") != std::string::npos;
 }
 
+// Compares outputs with the data set's expected ones; an empty string when they match.
+std::string compare_outputs(const std::vector<uma::TensorPtr>& outputs, const fs::path& data_set,
+                            const Signature& signature) {
+  std::vector<fs::path> expected_files = numbered_files(data_set, "output");
+  if (expected_files.size() != outputs.size())
+    return fmt::format("{} output(s), but {} expected", outputs.size(), expected_files.size());
+  for (std::size_t i = 0; i < expected_files.size(); ++i) {
+    auto expected = read_test_tensor(expected_files[i], declared(signature.output_types, i));
+    if (!expected) return expected.error().message();
+    const uma::Tensor& actual = *outputs[i];
+    uma::TensorComparison result = uma::compare_tensors(actual, **expected, kRtol, kAtol);
+    if (!result.same_type)
+      return fmt::format("output {} is {}, expected {}", i,
+                         uma::to_string(uma::Type(actual.type())),
+                         uma::to_string(uma::Type((*expected)->type())));
+    if (!result.ok())
+      return fmt::format(
+          "output {}: {} of {} element(s) differ (max abs error {:.3g}, max rel "
+          "error {:.3g}; first at {}: {:.7g}, expected {:.7g})",
+          i, result.mismatches, actual.num_elements(), result.max_abs_error, result.max_rel_error,
+          result.first_mismatch, actual.get(result.first_mismatch),
+          (*expected)->get(result.first_mismatch));
+  }
+  return "";
+}
+
+// How compiled runs are built; null when the run is the interpreter's only.
+struct CompiledMode {
+  uma::build::HostBuildOptions options;
+};
+
+// Builds the module for the host and runs it; an empty string when its outputs pass.
+std::string run_compiled(uma::Module& module, const std::vector<uma::TensorPtr>& arguments,
+                         const fs::path& data_set, const Signature& signature,
+                         const CompiledMode& mode) {
+  auto built = uma::build::build_for_host(module, mode.options);
+  if (!built) return built.error().message();
+  uma::runtime::Executor executor(built->program);
+  auto outputs = executor.run(arguments);
+  if (!outputs) return outputs.error().message();
+  return compare_outputs(*outputs, data_set, signature);
+}
+
 // Imports the model with inputs `frozen` bound to their test values, runs it on the others
-// and compares the outputs. An empty string when it passes, else why not.
+// and compares the outputs. An empty string when it passes, else why not. In compiled mode,
+// `compiled_failure` gets the same for the compiled run when the interpreter's passes.
 std::string run_data_set(const fs::path& dir, const fs::path& data_set, const Signature& signature,
                          const std::vector<uma::TensorPtr>& inputs, std::size_t first_frozen,
-                         bool& retry) {
+                         bool& retry, const CompiledMode* compiled, std::string& compiled_failure) {
   uma::Context context;
   uma::OnnxImportOptions options;
   std::vector<uma::TensorPtr> arguments;
@@ -138,27 +190,10 @@ std::string run_data_set(const fs::path& dir, const fs::path& data_set, const Si
     return "the imported module does not verify: " + verified.error().message();
   auto outputs = uma::interpret(**module, arguments);
   if (!outputs) return outputs.error().message();
-  std::vector<fs::path> expected_files = numbered_files(data_set, "output");
-  if (expected_files.size() != outputs->size())
-    return fmt::format("{} output(s), but {} expected", outputs->size(), expected_files.size());
-  for (std::size_t i = 0; i < expected_files.size(); ++i) {
-    auto expected = read_test_tensor(expected_files[i], declared(signature.output_types, i));
-    if (!expected) return expected.error().message();
-    const uma::Tensor& actual = *(*outputs)[i];
-    uma::TensorComparison result = uma::compare_tensors(actual, **expected, kRtol, kAtol);
-    if (!result.same_type)
-      return fmt::format("output {} is {}, expected {}", i,
-                         uma::to_string(uma::Type(actual.type())),
-                         uma::to_string(uma::Type((*expected)->type())));
-    if (!result.ok())
-      return fmt::format(
-          "output {}: {} of {} element(s) differ (max abs error {:.3g}, max rel "
-          "error {:.3g}; first at {}: {:.7g}, expected {:.7g})",
-          i, result.mismatches, actual.num_elements(), result.max_abs_error, result.max_rel_error,
-          result.first_mismatch, actual.get(result.first_mismatch),
-          (*expected)->get(result.first_mismatch));
-  }
-  return "";
+  std::string failure = compare_outputs(*outputs, data_set, signature);
+  if (failure.empty() && compiled != nullptr)
+    compiled_failure = run_compiled(**module, arguments, data_set, signature, *compiled);
+  return failure;
 }
 
 // Runs one test on each of its data sets; an empty string when it passes, else why not.
@@ -167,7 +202,8 @@ std::string run_data_set(const fs::path& dir, const fs::path& data_set, const Si
 // constants (a Reshape's shape, a Slice's starts). When the import says so, the inputs
 // after the first, then all inputs, are bound to their test values as constants: the
 // model is then what an exporter would write, with those values as initializers.
-std::string run_test(const fs::path& dir, bool& frozen) {
+std::string run_test(const fs::path& dir, bool& frozen, const CompiledMode* compiled,
+                     std::string& compiled_failure) {
   Signature signature = model_signature(dir / "model.onnx");
   std::vector<fs::path> data_sets;
   for (const auto& entry : fs::directory_iterator(dir))
@@ -187,14 +223,16 @@ std::string run_test(const fs::path& dir, bool& frozen) {
       }
       inputs.push_back(std::move(*tensor));
     }
-    std::string failure;
+    std::string failure, compiled_data_set_failure;
     for (std::size_t first_frozen : {inputs.size(), std::size_t{1}, std::size_t{0}}) {
       bool retry = false;
-      failure = run_data_set(dir, data_set, signature, inputs, first_frozen, retry);
+      failure = run_data_set(dir, data_set, signature, inputs, first_frozen, retry, compiled,
+                             compiled_data_set_failure);
       if (first_frozen < inputs.size()) frozen = true;
       if (!retry) break;
     }
     if (!failure.empty()) return failure;
+    if (compiled_failure.empty()) compiled_failure = compiled_data_set_failure;
   }
   return "";
 }
@@ -227,18 +265,82 @@ std::string one_line(std::string text, const fs::path& dir, std::size_t limit = 
   return text;
 }
 
+// The outcomes of one kind of run (interpreted or compiled) against its list of known
+// failures: what is unexpected (a failure not listed, a listed test that passes, a listed
+// test not run) is printed and counted as a problem.
+class Outcomes {
+ public:
+  Outcomes(std::string list_name, std::string label, std::map<std::string, std::string> known)
+      : list_name_(std::move(list_name)), label_(std::move(label)), known_(std::move(known)) {}
+
+  void record(const std::string& name, const std::string& failure, bool verbose) {
+    ran_.insert(name);
+    bool is_known = known_.count(name) != 0;
+    if (failure.empty()) {
+      ++passed;
+      if (is_known) {
+        std::cout << "UNEXPECTEDLY PASSING " << label_ << name << " (remove it from " << list_name_
+                  << ")\n";
+        ++problems;
+      } else if (verbose) {
+        std::cout << "PASS " << label_ << name << "\n";
+      }
+      return;
+    }
+    failures_.emplace(name, failure);
+    if (is_known) {
+      ++known_failed;
+      if (verbose) std::cout << "KNOWN FAILURE " << label_ << name << ": " << failure << "\n";
+    } else {
+      std::cout << "FAIL " << label_ << name << ": " << failure << "\n";
+      ++problems;
+    }
+  }
+
+  // Listed tests that were not run (only meaningful when every test ran).
+  void check_stale() {
+    for (const auto& [name, reason] : known_) {
+      if (ran_.count(name) != 0) continue;
+      std::cout << "STALE " << label_ << name << ": listed in " << list_name_
+                << " but not run (no such test, not all of its ops are supported, or it fails "
+                   "interpreted)\n";
+      ++problems;
+    }
+  }
+
+  void write(const std::string& path, const std::string& header) const {
+    std::ofstream out(path);
+    out << header;
+    for (const auto& [name, reason] : failures_) {
+      auto known = known_.find(name);
+      out << name << " "
+          << (known != known_.end() && !known->second.empty() ? known->second : reason) << "\n";
+    }
+  }
+
+  int passed = 0, known_failed = 0, problems = 0;
+
+ private:
+  std::string list_name_, label_;
+  std::map<std::string, std::string> known_;
+  std::set<std::string> ran_;
+  std::map<std::string, std::string> failures_;
+};
+
 }  // namespace
 
 int main(int argc, char** argv) {
   if (argc < 3) {
     std::cerr << "usage: onnx_conformance <node-tests-dir> <known_failures.txt> "
-                 "[--write-known-failures FILE] [--filter SUBSTRING] [--verbose]\n";
+                 "[--write-known-failures FILE] [--filter SUBSTRING] [--verbose] [--compiled "
+                 "--cache-dir DIR --known-compiled-failures FILE "
+                 "[--write-known-compiled-failures FILE]]\n";
     return 2;
   }
   fs::path root = argv[1];
   std::string known_path = argv[2];
-  std::string write_path, filter;
-  bool verbose = false;
+  std::string write_path, filter, known_compiled_path, write_compiled_path, cache_dir;
+  bool verbose = false, compiled = false;
   for (int i = 3; i < argc; ++i) {
     std::string arg = argv[i];
     if (arg == "--write-known-failures" && i + 1 < argc)
@@ -247,17 +349,34 @@ int main(int argc, char** argv) {
       filter = argv[++i];
     else if (arg == "--verbose")
       verbose = true;
+    else if (arg == "--compiled")
+      compiled = true;
+    else if (arg == "--cache-dir" && i + 1 < argc)
+      cache_dir = argv[++i];
+    else if (arg == "--known-compiled-failures" && i + 1 < argc)
+      known_compiled_path = argv[++i];
+    else if (arg == "--write-known-compiled-failures" && i + 1 < argc)
+      write_compiled_path = argv[++i];
     else {
       std::cerr << "onnx_conformance: unknown argument " << arg << "\n";
       return 2;
     }
+  }
+  if (compiled && known_compiled_path.empty()) {
+    std::cerr << "onnx_conformance: --compiled needs --known-compiled-failures\n";
+    return 2;
   }
   std::signal(SIGSEGV, on_crash);
   std::signal(SIGABRT, on_crash);
 
   std::vector<std::string> supported_list = uma::supported_onnx_ops();
   std::set<std::string> supported(supported_list.begin(), supported_list.end());
-  std::map<std::string, std::string> known = read_known_failures(known_path);
+  Outcomes interpreted("known_failures.txt", "", read_known_failures(known_path));
+  Outcomes compiled_outcomes(
+      fs::path(known_compiled_path).filename().string(), "(compiled) ",
+      compiled ? read_known_failures(known_compiled_path) : std::map<std::string, std::string>{});
+  CompiledMode mode;
+  mode.options.compiler.cache_dir = cache_dir;
 
   std::vector<fs::path> tests;
   std::error_code ec;
@@ -270,62 +389,52 @@ int main(int argc, char** argv) {
   }
   std::sort(tests.begin(), tests.end());
 
-  int total = 0, runnable = 0, passed = 0, known_failed = 0, problems = 0, with_constant_inputs = 0;
-  std::set<std::string> ran;
-  std::map<std::string, std::string> failures;
+  int total = 0, runnable = 0, with_constant_inputs = 0;
   for (const fs::path& dir : tests) {
     std::string name = dir.filename().string();
     if (!filter.empty() && name.find(filter) == std::string::npos) continue;
     ++total;
     if (!all_ops_supported(dir / "model.onnx", supported)) continue;
     ++runnable;
-    ran.insert(name);
     std::snprintf(current_test, sizeof current_test, "%s", name.c_str());
     bool frozen = false;
-    std::string failure = one_line(run_test(dir, frozen), dir);
+    std::string compiled_failure;
+    std::string failure =
+        one_line(run_test(dir, frozen, compiled ? &mode : nullptr, compiled_failure), dir);
     with_constant_inputs += frozen;
-    bool is_known = known.count(name) != 0;
-    if (failure.empty()) {
-      ++passed;
-      if (is_known) {
-        std::cout << "UNEXPECTEDLY PASSING " << name << " (remove it from known_failures.txt)\n";
-        ++problems;
-      } else if (verbose) {
-        std::cout << "PASS " << name << "\n";
-      }
-      continue;
-    }
-    failures.emplace(name, failure);
-    if (is_known) {
-      ++known_failed;
-      if (verbose) std::cout << "KNOWN FAILURE " << name << ": " << failure << "\n";
-    } else {
-      std::cout << "FAIL " << name << ": " << failure << "\n";
-      ++problems;
-    }
+    interpreted.record(name, failure, verbose);
+    // Compiled runs count for the tests the interpreter passes.
+    if (compiled && failure.empty())
+      compiled_outcomes.record(name, one_line(compiled_failure, dir), verbose);
   }
   if (filter.empty()) {
-    for (const auto& [name, reason] : known) {
-      if (ran.count(name) != 0) continue;
-      std::cout << "STALE " << name << ": listed in known_failures.txt but not run (no such test, "
-                << "or not all of its ops are supported)\n";
-      ++problems;
-    }
+    interpreted.check_stale();
+    if (compiled) compiled_outcomes.check_stale();
   }
-  if (!write_path.empty()) {
-    std::ofstream out(write_path);
-    out << "# ONNX node tests whose ops are all supported but that fail: name, then why.\n"
-           "# tests/onnx/conformance_runner.cc fails on any failure not listed here, and on any\n"
-           "# test listed here that passes.\n";
-    for (const auto& [name, reason] : failures)
-      out << name << " " << (known.count(name) && !known[name].empty() ? known[name] : reason)
-          << "\n";
-  }
-  double percent = runnable == 0 ? 0.0 : 100.0 * passed / runnable;
+  if (!write_path.empty())
+    interpreted.write(
+        write_path,
+        "# ONNX node tests whose ops are all supported but that fail: name, then why.\n"
+        "# tests/onnx/conformance_runner.cc fails on any failure not listed here, and on any\n"
+        "# test listed here that passes.\n");
+  if (!write_compiled_path.empty())
+    compiled_outcomes.write(
+        write_compiled_path,
+        "# ONNX node tests the reference interpreter passes but that fail compiled for the\n"
+        "# host: name, then why. tests/onnx/conformance_runner.cc --compiled fails on any\n"
+        "# failure not listed here, and on any test listed here that passes.\n");
+  double percent = runnable == 0 ? 0.0 : 100.0 * interpreted.passed / runnable;
   std::cout << fmt::format(
       "ONNX node tests: {} total, {} with all ops supported, {} passed, {} known failures, "
       "{} unexpected; {:.1f}% of the supported tests pass ({} ran with some inputs bound as "
       "constants)\n",
-      total, runnable, passed, known_failed, problems, percent, with_constant_inputs);
-  return problems == 0 ? 0 : 1;
+      total, runnable, interpreted.passed, interpreted.known_failed, interpreted.problems, percent,
+      with_constant_inputs);
+  if (compiled)
+    std::cout << fmt::format(
+        "compiled for the host: {} of the {} tests the interpreter passes pass, {} known "
+        "failures, {} unexpected\n",
+        compiled_outcomes.passed, interpreted.passed, compiled_outcomes.known_failed,
+        compiled_outcomes.problems);
+  return interpreted.problems + compiled_outcomes.problems == 0 ? 0 : 1;
 }
