@@ -1,0 +1,253 @@
+// Helpers shared by the schedule primitives (schedule_util.h).
+#include "schedule_util.h"
+
+#include <algorithm>
+
+namespace uma::tir::sched {
+
+std::vector<Stmt> children(const Stmt& s) {
+  switch (s.kind()) {
+    case StmtKind::LetStmt:
+      return {s.as<LetStmtNode>()->body};
+    case StmtKind::For:
+      return {s.as<ForNode>()->body};
+    case StmtKind::IfThenElse: {
+      const auto* op = s.as<IfThenElseNode>();
+      if (op->else_case.defined()) return {op->then_case, op->else_case};
+      return {op->then_case};
+    }
+    case StmtKind::Allocate:
+      return {s.as<AllocateNode>()->body};
+    case StmtKind::Seq:
+      return s.as<SeqNode>()->stmts;
+    case StmtKind::Block:
+      return {s.as<BlockNode>()->body};
+    case StmtKind::Store:
+    case StmtKind::Evaluate:
+      return {};
+  }
+  return {};
+}
+
+namespace {
+
+void walk_from(Path& path, const std::function<bool(const Path&)>& f) {
+  if (!f(path)) return;
+  for (const Stmt& child : children(path.back())) {
+    path.push_back(child);
+    walk_from(path, f);
+    path.pop_back();
+  }
+}
+
+}  // namespace
+
+void walk(const Stmt& root, const std::function<bool(const Path&)>& f) {
+  if (!root.defined()) return;
+  Path path{root};
+  walk_from(path, f);
+}
+
+std::optional<Path> find_stmt(const Stmt& root, const StmtNode* node) {
+  std::optional<Path> found;
+  walk(root, [&](const Path& path) {
+    if (found) return false;
+    if (path.back().get() == node) found = path;
+    return !found;
+  });
+  return found;
+}
+
+Expected<Path> find_loop(const PrimFunc& func, const LoopRef& loop, std::string_view primitive) {
+  const auto* var = loop.var.as<VarNode>();
+  if (var == nullptr) return make_error("{}: the loop handle is empty", primitive);
+  std::vector<Path> found;
+  walk(func.body, [&](const Path& path) {
+    const auto* op = path.back().as<ForNode>();
+    if (op != nullptr && op->var.get() == var) found.push_back(path);
+    return true;
+  });
+  if (found.empty())
+    return make_error(
+        "{}: loop '{}' is not in function @{}; a split, fuse, tile or replace_with_extern "
+        "removed it",
+        primitive, var->name, func.name);
+  if (found.size() > 1)
+    return make_error(
+        "{}: {} loops of function @{} have the variable '{}'; a loop handle names one", primitive,
+        found.size(), func.name, var->name);
+  return std::move(found.front());
+}
+
+std::vector<const ForNode*> loops_in(const Stmt& s) {
+  std::vector<const ForNode*> loops;
+  walk(s, [&](const Path& path) {
+    const Stmt& node = path.back();
+    if (path.size() > 1 && node.kind() == StmtKind::Block) return false;
+    if (const auto* op = node.as<ForNode>()) loops.push_back(op);
+    return true;
+  });
+  return loops;
+}
+
+void record(BlockRemap& remap, const Stmt& old, const Stmt& now) {
+  if (!old.same_as(now) && now.kind() == StmtKind::Block) remap[old.get()] = now;
+}
+
+Stmt TrackingMutator::mutate(const BlockNode& op, const Stmt& self) {
+  Stmt out = mutate_block(op, self);
+  record(remap_, self, out);
+  return out;
+}
+
+namespace {
+
+class Replace final : public TrackingMutator {
+ public:
+  Replace(BlockRemap& remap, const StmtNode* old, Stmt now)
+      : TrackingMutator(remap), old_(old), now_(std::move(now)) {}
+  using TrackingMutator::mutate;
+
+  Stmt run(const Stmt& root) { return root.get() == old_ ? now_ : mutate(root); }
+
+ protected:
+  // Every statement kind but Block (see mutate_block) is compared with the one to replace
+  // before the default recursion, so the replaced node itself is never rebuilt.
+#define UMA_SCHED_REPLACE(k)                                    \
+  Stmt mutate(const k##Node& op, const Stmt& self) override {   \
+    if (static_cast<const StmtNode*>(&op) == old_) return now_; \
+    return TrackingMutator::mutate(op, self);                   \
+  }
+  UMA_SCHED_REPLACE(LetStmt)
+  UMA_SCHED_REPLACE(For)
+  UMA_SCHED_REPLACE(IfThenElse)
+  UMA_SCHED_REPLACE(Store)
+  UMA_SCHED_REPLACE(Allocate)
+  UMA_SCHED_REPLACE(Seq)
+  UMA_SCHED_REPLACE(Evaluate)
+#undef UMA_SCHED_REPLACE
+  Stmt mutate_block(const BlockNode& op, const Stmt& self) override {
+    if (static_cast<const StmtNode*>(&op) == old_) return now_;
+    return TrackingMutator::mutate_block(op, self);
+  }
+
+ private:
+  const StmtNode* old_;
+  Stmt now_;
+};
+
+class Substitute final : public TrackingMutator {
+ public:
+  Substitute(BlockRemap& remap, const std::unordered_map<const VarNode*, Expr>& map)
+      : TrackingMutator(remap), map_(map) {}
+  using TrackingMutator::mutate;
+
+ protected:
+  Expr mutate(const VarNode& op, const Expr& self) override {
+    auto it = map_.find(&op);
+    return it == map_.end() ? self : it->second;
+  }
+
+ private:
+  const std::unordered_map<const VarNode*, Expr>& map_;
+};
+
+class ReplaceBuffer final : public TrackingMutator {
+ public:
+  ReplaceBuffer(BlockRemap& remap, const Buffer& old, const Buffer& now)
+      : TrackingMutator(remap), old_(old), now_(now) {}
+  using TrackingMutator::mutate;
+
+ protected:
+  Buffer mutate_buffer(const Buffer& buffer) override { return buffer == old_ ? now_ : buffer; }
+
+ private:
+  const Buffer& old_;
+  const Buffer& now_;
+};
+
+}  // namespace
+
+Stmt replace_buffer(const Stmt& s, const Buffer& old, const Buffer& now, BlockRemap& remap) {
+  return ReplaceBuffer(remap, old, now).mutate(s);
+}
+
+Stmt copy_block(const std::string& name, const Buffer& from, const Buffer& to) {
+  std::vector<Expr> vars;
+  for (std::size_t d = 0; d < from->shape.size(); ++d)
+    vars.push_back(VarNode::make(fmt::format("ax{}", d), from->shape[d].type()));
+  Stmt body = StoreNode::make(to, LoadNode::make(from, vars), vars);
+  for (std::size_t d = from->shape.size(); d-- > 0;)
+    body = ForNode::make(vars[d], constant_like(from->shape[d], 0), from->shape[d],
+                         ForKind::kSerial, body);
+  return BlockNode::make(name, {from}, {to}, body);
+}
+
+Stmt replace(const Stmt& root, const StmtNode* old, Stmt now, BlockRemap& remap) {
+  return Replace(remap, old, std::move(now)).run(root);
+}
+
+Stmt substitute(const Stmt& s, const std::unordered_map<const VarNode*, Expr>& map,
+                BlockRemap& remap) {
+  return map.empty() ? s : Substitute(remap, map).mutate(s);
+}
+
+Expr offset_by(const Expr& base, const Expr& offset) {
+  return as_const_int(base) == 0 ? offset : offset + base;
+}
+
+Expr constant_like(const Expr& like, std::int64_t value) {
+  return IntImmNode::make(like.type().element(), value);
+}
+
+bool uses_any(const Expr& e, const std::unordered_set<const VarNode*>& vars) {
+  bool found = false;
+  Stmt probe = EvaluateNode::make(e);
+  pre_order_visit(probe, [&](const ExprNode* node, const StmtNode*) {
+    if (node != nullptr && node->kind == ExprKind::Var &&
+        vars.contains(static_cast<const VarNode*>(node)))
+      found = true;
+  });
+  return found;
+}
+
+bool uses(const Expr& e, const Var& var) { return uses_any(e, {var.as<VarNode>()}); }
+
+std::optional<std::string> reduction_store(const ForNode& loop) {
+  std::optional<std::string> found;
+  std::unordered_set<const BufferNode*> local;
+  pre_order_visit(loop.body, [&](const ExprNode*, const StmtNode* s) {
+    if (s == nullptr || found) return;
+    if (s->kind == StmtKind::Allocate)
+      local.insert(static_cast<const AllocateNode*>(s)->buffer.get());
+    if (s->kind != StmtKind::Store) return;
+    const auto* store = static_cast<const StoreNode*>(s);
+    if (local.contains(store->buffer.get())) return;
+    bool indexed = std::any_of(store->indices.begin(), store->indices.end(),
+                               [&](const Expr& index) { return uses(index, loop.var); });
+    if (!indexed) found = store->buffer->name;
+  });
+  return found;
+}
+
+std::vector<Buffer> accessed_buffers(const Stmt& s, bool loads, bool stores) {
+  std::vector<Buffer> found;
+  std::unordered_set<const BufferNode*> seen, local;
+  auto add = [&](const Buffer& buffer) {
+    if (!local.contains(buffer.get()) && seen.insert(buffer.get()).second) found.push_back(buffer);
+  };
+  // Allocations come before their uses in pre-order, so `local` is complete in time.
+  pre_order_visit(s, [&](const ExprNode* e, const StmtNode* st) {
+    if (st != nullptr && st->kind == StmtKind::Allocate)
+      local.insert(static_cast<const AllocateNode*>(st)->buffer.get());
+    if (stores && st != nullptr && st->kind == StmtKind::Store)
+      add(static_cast<const StoreNode*>(st)->buffer);
+    if (loads && e != nullptr && e->kind == ExprKind::Load)
+      add(static_cast<const LoadNode*>(e)->buffer);
+    if (loads && e != nullptr && e->kind == ExprKind::Address)
+      add(static_cast<const AddressNode*>(e)->buffer);
+  });
+  return found;
+}
+
+}  // namespace uma::tir::sched

@@ -1,0 +1,97 @@
+// Helpers shared by the schedule primitives: finding statements with their ancestors, and
+// rewriting the tree while recording which block nodes were rebuilt (so that the Schedule
+// can move its BlockRef tickets to the new nodes).
+#pragma once
+
+#include <functional>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <unordered_map>
+#include <unordered_set>
+#include <vector>
+
+#include "uma/tir/functor.h"
+#include "uma/tir/schedule.h"
+
+namespace uma::tir::sched {
+
+// A rebuilt block's old node -> its new node.
+using BlockRemap = std::unordered_map<const StmtNode*, Stmt>;
+
+// A statement with its ancestors: the root first, the statement last.
+using Path = std::vector<Stmt>;
+
+// The statements directly under `s`, in program order.
+std::vector<Stmt> children(const Stmt& s);
+
+// Calls `f` on every statement under `root` (and on `root`) with its path, parents before
+// children; `f` returns whether to go into the statement's children.
+void walk(const Stmt& root, const std::function<bool(const Path&)>& f);
+
+// The path to `node` (by identity), or nullopt when it is not under `root`.
+std::optional<Path> find_stmt(const Stmt& root, const StmtNode* node);
+
+// The path to the loop of `loop`'s variable in `func`. Errors (prefixed by `primitive`)
+// when the handle is empty, when no loop has the variable (a primitive replaced it), or
+// when several do.
+Expected<Path> find_loop(const PrimFunc& func, const LoopRef& loop, std::string_view primitive);
+
+// The loops in `s` (not in blocks nested in it), a loop before those in its body.
+std::vector<const ForNode*> loops_in(const Stmt& s);
+
+// A mutator that records every block it rebuilds. Primitives derive from it and change a
+// block itself by overriding mutate_block.
+class TrackingMutator : public Mutator {
+ public:
+  explicit TrackingMutator(BlockRemap& remap) : remap_(remap) {}
+  using Mutator::mutate;
+
+ protected:
+  Stmt mutate(const BlockNode& op, const Stmt& self) final;
+  virtual Stmt mutate_block(const BlockNode& op, const Stmt& self) {
+    return Mutator::mutate(op, self);
+  }
+
+ private:
+  BlockRemap& remap_;
+};
+
+// Records that `old` (a block) was rebuilt as `now`, when `now` is a block (a block that a
+// primitive wraps or replaces is recorded by that primitive).
+void record(BlockRemap& remap, const Stmt& old, const Stmt& now);
+
+// `root` with the statement `old` (by identity) replaced by `now`.
+Stmt replace(const Stmt& root, const StmtNode* old, Stmt now, BlockRemap& remap);
+
+// `s` with variables replaced (by identity), recording the blocks rebuilt.
+Stmt substitute(const Stmt& s, const std::unordered_map<const VarNode*, Expr>& map,
+                BlockRemap& remap);
+
+// `s` with every use of the buffer `old` (loads, stores, addresses, blocks' reads and
+// writes) made a use of `now`.
+Stmt replace_buffer(const Stmt& s, const Buffer& old, const Buffer& now, BlockRemap& remap);
+
+// A block named `name` that copies every element of `from` into `to` (same shape), one
+// loop per dimension: for (ax0, 0, d0) { ... to[ax0, ...] = from[ax0, ...] }.
+Stmt copy_block(const std::string& name, const Buffer& from, const Buffer& to);
+
+// `offset + base`, or `offset` alone when `base` is the constant 0.
+Expr offset_by(const Expr& base, const Expr& offset);
+// An integer constant of `like`'s type.
+Expr constant_like(const Expr& like, std::int64_t value);
+
+// Whether `e` uses a variable of `vars`, or the variable `var`.
+bool uses_any(const Expr& e, const std::unordered_set<const VarNode*>& vars);
+bool uses(const Expr& e, const Var& var);
+
+// The name of the first buffer that `loop`'s body stores to at indices that do not use
+// the loop's variable, leaving out buffers allocated inside the loop: a reduction, whose
+// iterations must not run at once.
+std::optional<std::string> reduction_store(const ForNode& loop);
+
+// Every buffer a statement loads, stores or takes the address of, in order of first use,
+// leaving out buffers allocated inside it.
+std::vector<Buffer> accessed_buffers(const Stmt& s, bool loads, bool stores);
+
+}  // namespace uma::tir::sched
