@@ -4,6 +4,7 @@
 #include <memory>
 
 #include "elementwise_util.h"
+#include "index_util.h"
 #include "transform_util.h"
 #include "uma/op/op_registry.h"
 #include "uma/op/shape_util.h"
@@ -14,13 +15,6 @@ namespace {
 using Ints = std::vector<std::int64_t>;
 
 // ---- strided_slice ----
-
-// The elements one axis keeps: `count` of them, from index `begin` in steps of `step`.
-struct AxisSlice {
-  std::int64_t begin = 0;
-  std::int64_t step = 1;
-  std::int64_t count = 0;
-};
 
 // ONNX Slice's arithmetic: a negative begin or end counts from the end once, then both are
 // clamped into the axis — to [0, dim] going forward, and going backward to [0, dim - 1] for
@@ -46,8 +40,8 @@ AxisSlice slice_axis(std::int64_t dim, std::int64_t begin, std::int64_t end, std
   return slice;
 }
 
-// One AxisSlice per axis of `shape`; axes the attributes leave out keep every element.
-// `axes` defaults to the first begin.size() axes and `strides` to all ones.
+}  // namespace
+
 Expected<std::vector<AxisSlice>> resolve_slices(const AttrMap& attrs, const Shape& shape) {
   const Ints& begin = attrs.get_ints("begin");
   const Ints& end = attrs.get_ints("end");
@@ -80,6 +74,8 @@ Expected<std::vector<AxisSlice>> resolve_slices(const AttrMap& attrs, const Shap
   }
   return slices;
 }
+
+namespace {
 
 Expected<std::vector<Type>> infer_strided_slice(const std::vector<Type>& inputs,
                                                 const AttrMap& attrs) {
