@@ -47,12 +47,18 @@ namespace {
 struct DefaultComputes : ComputeRegistry {
   DefaultComputes() {
     register_elementwise_computes(*this);
+    register_activation_computes(*this);
+    register_logical_computes(*this);
+    register_transform_computes(*this);
+    register_index_computes(*this);
     register_broadcast_computes(*this);
+    register_shape_computes(*this);
     register_reduce_computes(*this);
     register_nn_computes(*this);
     register_conv_computes(*this);
     register_pool_computes(*this);
     register_norm_computes(*this);
+    register_resize_computes(*this);
   }
 };
 

@@ -1,0 +1,63 @@
+// Compute rules of the index family (src/op/index.cc): strided_slice and take. Each output
+// element is one input element, so the stages are injective (inlined wherever they are
+// read).
+#include "../op/index_util.h"
+#include "pointwise_util.h"
+#include "uma/lower/compute_util.h"
+#include "uma/op/shape_util.h"
+
+namespace uma::lower {
+namespace {
+
+using tir::Expr;
+
+// Output index j along an axis reads input index begin + j * step.
+Expected<std::vector<Stage>> strided_slice_rule(const Node& node, const std::vector<TensorView>& in,
+                                                ComputeBuilder&) {
+  TensorView x = in[0];
+  UMA_TRY_ASSIGN(std::vector<AxisSlice> slices, resolve_slices(node.attrs(), x.shape));
+  return pointwise_result(
+      node,
+      [x, slices](const Indices& idx) {
+        Indices from(idx.size());
+        for (std::size_t d = 0; d < idx.size(); ++d)
+          from[d] = idx[d] * slices[d].step + slices[d].begin;
+        return x.at(from);
+      },
+      /*injective=*/true);
+}
+
+// take(data, indices): data with the axis replaced by the indices' dimensions; a negative
+// index counts from the end. The reference kernel rejects an index out of range; here such
+// an index reads the nearest element, so that no read leaves the data.
+Expected<std::vector<Stage>> take_rule(const Node& node, const std::vector<TensorView>& in,
+                                       ComputeBuilder&) {
+  TensorView data = in[0], indices = in[1];
+  const std::size_t axis = *normalize_axis(node.attrs().get_int("axis"), data.shape.size());
+  const std::int64_t dim = data.shape[axis];
+  return pointwise_result(
+      node,
+      [data, indices, axis, dim](const Indices& idx) {
+        const std::size_t count = indices.shape.size();
+        Indices which(idx.begin() + static_cast<std::ptrdiff_t>(axis),
+                      idx.begin() + static_cast<std::ptrdiff_t>(axis + count));
+        Indices from(idx.begin(), idx.begin() + static_cast<std::ptrdiff_t>(axis));
+        Expr row = bind(cast(DType::i64, indices.at(which)), "row", [&](const Expr& r) {
+          Expr wrapped = tir::SelectNode::make(r < 0, r + dim, r);
+          return tir::min(tir::max(wrapped, Expr(0)), Expr(dim - 1));
+        });
+        from.push_back(row);
+        from.insert(from.end(), idx.begin() + static_cast<std::ptrdiff_t>(axis + count), idx.end());
+        return data.at(from);
+      },
+      /*injective=*/true);
+}
+
+}  // namespace
+
+void register_index_computes(ComputeRegistry& registry) {
+  UMA_CHECK(registry.add("strided_slice", OpPattern::kInjective, strided_slice_rule).ok());
+  UMA_CHECK(registry.add("take", OpPattern::kInjective, take_rule).ok());
+}
+
+}  // namespace uma::lower

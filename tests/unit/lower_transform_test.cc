@@ -1,0 +1,163 @@
+// Lowered data movement and shape ops: the transform family (reshape, squeeze, expand_dims,
+// transpose, concatenate, split), the index family (strided_slice, take) and the shape family
+// (shape_of, full, arange), compiled and compared with the reference interpreter bit for bit.
+#include <limits>
+
+#include "lower_test_util.h"
+#include "tensor_util.h"
+
+namespace uma::testing_lower {
+namespace {
+
+using Ints = std::vector<std::int64_t>;
+using test::make_attrs;
+using test::make_tensor;
+
+TensorType typed(DType dtype, Shape shape) { return TensorType{dtype, std::move(shape)}; }
+
+Case reshape(std::string label, Shape from, Ints to) {
+  return op_case(std::move(label), "reshape", {f32(std::move(from))},
+                 make_attrs({{"newshape", std::move(to)}}), 0.0);
+}
+
+TEST(LowerTransform, Reshape) {
+  check_cases({
+      reshape("flatten the tail", {2, 3, 4}, {2, 12}),
+      reshape("flatten all", {2, 3, 4}, {24}),
+      reshape("split a dimension", {6, 4}, {2, 3, 4}),
+      reshape("regroup", {2, 3, 4}, {3, 8}),
+      reshape("regroup both ways", {4, 6, 5}, {8, 15}),
+      reshape("-1 and 0", {2, 3, 4}, {0, -1, 2}),
+      reshape("unit dimensions", {1, 3, 1, 4}, {3, 1, 4, 1}),
+      reshape("to a scalar", {1, 1}, {}),
+      reshape("from a scalar", {}, {1, 1, 1}),
+      op_case("squeeze all", "squeeze", {f32({1, 3, 1, 2})}, {}, 0.0),
+      op_case("squeeze one", "squeeze", {f32({1, 3, 1, 2})}, make_attrs({{"axes", Ints{-2}}}), 0.0),
+      op_case("expand_dims", "expand_dims", {f32({3, 2})}, make_attrs({{"axes", Ints{0, 3}}}), 0.0),
+      op_case("i64 reshape", "reshape", {typed(DType::i64, {4, 3})},
+              make_attrs({{"newshape", Ints{2, 6}}}), 0.0),
+      op_case("bool squeeze", "squeeze", {typed(DType::boolean, {2, 1})}, {}, 0.0),
+  });
+}
+
+TEST(LowerTransform, Transpose) {
+  auto transpose = [](std::string label, Shape shape, Ints axes) {
+    return op_case(std::move(label), "transpose", {f32(std::move(shape))},
+                   make_attrs({{"axes", std::move(axes)}}), 0.0);
+  };
+  check_cases({
+      transpose("reversed by default", {2, 3, 4}, {}),
+      transpose("NCHW to NHWC", {2, 3, 4, 5}, {0, 2, 3, 1}),
+      transpose("negative axes", {2, 3, 4}, {-1, 0, -2}),
+      transpose("identity", {3, 2}, {0, 1}),
+      op_case("f16", "transpose", {typed(DType::f16, {3, 5})}, {}, 0.0),
+  });
+}
+
+TEST(LowerTransform, Concatenate) {
+  auto axis = [](std::int64_t a) { return make_attrs({{"axis", a}}); };
+  check_cases({
+      op_case("axis 0", "concatenate", {f32({2, 3}), f32({4, 3})}, axis(0), 0.0),
+      op_case("axis 1 of three", "concatenate", {f32({2, 1, 4}), f32({2, 3, 4}), f32({2, 2, 4})},
+              axis(1), 0.0),
+      op_case("last axis", "concatenate", {f32({2, 3}), f32({2, 2})}, axis(-1), 0.0),
+      op_case("an empty operand", "concatenate", {f32({2, 0}), f32({2, 3}), f32({2, 0})}, axis(1),
+              0.0),
+      op_case("one operand", "concatenate", {f32({3, 2})}, axis(0), 0.0),
+      op_case("u8", "concatenate", {typed(DType::u8, {3}), typed(DType::u8, {5})}, axis(0), 0.0),
+  });
+}
+
+TEST(LowerTransform, Split) {
+  check_cases({
+      op_case("sections", "split", {f32({6, 4})}, make_attrs({{"sections", std::int64_t{3}}}), 0.0),
+      op_case("sizes on the last axis", "split", {f32({2, 3, 7})},
+              make_attrs({{"axis", std::int64_t{-1}}, {"sizes", Ints{2, 0, 5}}}), 0.0),
+      op_case("i32 axis 1", "split", {typed(DType::i32, {2, 4, 3})},
+              make_attrs({{"axis", std::int64_t{1}}, {"sizes", Ints{1, 3}}}), 0.0),
+  });
+}
+
+Case slice(std::string label, Shape shape, Ints begin, Ints end, Ints strides = {},
+           Ints axes = {}) {
+  return op_case(std::move(label), "strided_slice", {f32(std::move(shape))},
+                 make_attrs({{"begin", std::move(begin)},
+                             {"end", std::move(end)},
+                             {"strides", std::move(strides)},
+                             {"axes", std::move(axes)}}),
+                 0.0);
+}
+
+TEST(LowerIndex, StridedSlice) {
+  constexpr std::int64_t kMax = std::numeric_limits<std::int64_t>::max();
+  constexpr std::int64_t kMin = std::numeric_limits<std::int64_t>::min();
+  check_cases({
+      slice("leading axes", {5, 6, 3}, {1, 2}, {4, 6}),
+      slice("steps", {9, 8}, {0, 1}, {9, 8}, {2, 3}),
+      slice("backwards", {7, 5}, {-1, 4}, {kMin, 0}, {-1, -2}),
+      slice("chosen axes, clamped", {4, 5, 6}, {-100, 2}, {100, kMax}, {1, 1}, {2, 0}),
+      slice("empty", {4, 5}, {3}, {1}, {}, {1}),
+  });
+}
+
+TEST(LowerIndex, Take) {
+  auto take = [](std::string label, Shape data, TensorType indices, std::int64_t axis) {
+    return op_case(std::move(label), "take", {f32(std::move(data)), std::move(indices)},
+                   make_attrs({{"axis", axis}}), 0.0);
+  };
+  // Random indices lie in [-5, 5] ([0, 10] unsigned), within an axis of 11.
+  check_cases({
+      take("axis 0", {11, 3}, typed(DType::i64, {4}), 0),
+      take("axis 1, indices 2-d", {2, 11, 3}, typed(DType::i32, {2, 3}), 1),
+      take("last axis, a scalar index", {3, 11}, typed(DType::i64, {}), -1),
+      take("u8 indices", {11}, typed(DType::u8, {6}), 0),
+      take("i8 indices", {2, 11}, typed(DType::i8, {3, 1}), 1),
+  });
+}
+
+TEST(LowerShape, ShapeOfFullArange) {
+  auto arange = [](std::string label, double start, double stop, double step, const char* dtype) {
+    return Case{std::move(label),
+                {},
+                [=](Builder& b, const std::vector<Value*>&) {
+                  return b
+                      .create("arange", {},
+                              make_attrs({{"start", start},
+                                          {"stop", stop},
+                                          {"step", step},
+                                          {"dtype", std::string(dtype)}}))
+                      ->results();
+                },
+                0.0};
+  };
+  auto full = [](std::string label, Ints shape, double value, const char* dtype) {
+    return Case{
+        std::move(label),
+        {},
+        [=](Builder& b, const std::vector<Value*>&) {
+          return b
+              .create(
+                  "full", {},
+                  make_attrs({{"shape", shape}, {"value", value}, {"dtype", std::string(dtype)}}))
+              ->results();
+        },
+        0.0};
+  };
+  check_cases({
+      op_case("shape_of", "shape_of", {f32({2, 3, 5})}, {}, 0.0),
+      op_case("shape_of a scalar", "shape_of", {f32({})}, {}, 0.0),
+      full("f32", {2, 3}, 0.1, "f32"),
+      full("f16", {4}, 0.1, "f16"),
+      full("i64", {3, 1}, -7, "i64"),
+      full("bool", {2}, 1, "bool"),
+      arange("f32", 0.5, 3.7, 0.3, "f32"),
+      arange("f16 backwards", 2, -1, -0.1, "f16"),
+      arange("f64", -1, 1, 0.1, "f64"),
+      arange("i32", -5, 20, 3, "i32"),
+      arange("i16 backwards", 200, -10, -7, "i16"),
+      arange("u8", 10, 200, 7, "u8"),
+  });
+}
+
+}  // namespace
+}  // namespace uma::testing_lower
