@@ -1,6 +1,7 @@
 // Lowered data movement and shape ops: the transform family (reshape, squeeze, expand_dims,
-// transpose, concatenate, split), the index family (strided_slice, take) and the shape family
-// (shape_of, full, arange), compiled and compared with the reference interpreter bit for bit.
+// transpose, concatenate, split), the broadcast family (broadcast_to, tile, nn.pad), the index
+// family (strided_slice, take) and the shape family (shape_of, full, arange), compiled and
+// compared with the reference interpreter bit for bit.
 #include <limits>
 
 #include "lower_test_util.h"
@@ -76,6 +77,49 @@ TEST(LowerTransform, Split) {
       op_case("i32 axis 1", "split", {typed(DType::i32, {2, 4, 3})},
               make_attrs({{"axis", std::int64_t{1}}, {"sizes", Ints{1, 3}}}), 0.0),
   });
+}
+
+TEST(LowerBroadcast, BroadcastToAndTile) {
+  auto to = [](std::string label, Shape from, Ints shape) {
+    return op_case(std::move(label), "broadcast_to", {f32(std::move(from))},
+                   make_attrs({{"shape", std::move(shape)}}), 0.0);
+  };
+  auto tile = [](std::string label, TensorType from, Ints reps) {
+    return op_case(std::move(label), "tile", {std::move(from)},
+                   make_attrs({{"reps", std::move(reps)}}), 0.0);
+  };
+  check_cases({
+      to("rows", {3, 1}, {3, 4}),
+      to("new leading axes", {4}, {2, 3, 4}),
+      to("a scalar", {}, {2, 2}),
+      to("same shape", {2, 3}, {2, 3}),
+      tile("2-d", f32({2, 3}), {2, 3}),
+      tile("fewer reps than axes", f32({2, 3, 2}), {2}),
+      tile("more reps than axes", f32({3}), {2, 1, 2}),
+      tile("a zero rep", typed(DType::i64, {2, 2}), {0, 3}),
+  });
+}
+
+// Negative widths crop; reflect mirrors without repeating the edge element, as numpy.pad.
+TEST(LowerBroadcast, Pad) {
+  auto pad = [](std::string label, TensorType from, Ints widths, std::string mode,
+                double value = 0) {
+    return op_case(
+        std::move(label), "nn.pad", {std::move(from)},
+        make_attrs(
+            {{"pad_width", std::move(widths)}, {"mode", std::move(mode)}, {"pad_value", value}}),
+        0.0);
+  };
+  std::vector<Case> cases;
+  for (const char* mode : {"constant", "edge", "reflect"}) {
+    std::string name(mode);
+    cases.push_back(pad(name + " 2-d", f32({4, 5}), {1, 2, 3, 1}, mode, 1.5));
+    cases.push_back(pad(name + " NCHW spatial", f32({1, 2, 4, 4}), {0, 0, 2, 1, 0, 0, 1, 3}, mode));
+    cases.push_back(pad(name + " cropping", f32({5, 6}), {-1, 2, 1, -2}, mode));
+    cases.push_back(pad(name + " i32", typed(DType::i32, {3, 4}), {2, 0, 1, 3}, mode, -7));
+    cases.push_back(pad(name + " f16", typed(DType::f16, {4, 3}), {1, 1, 2, 2}, mode, 0.1));
+  }
+  check_cases(cases);
 }
 
 Case slice(std::string label, Shape shape, Ints begin, Ints end, Ints strides = {},
