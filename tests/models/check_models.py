@@ -33,7 +33,10 @@ def check(uma, folder, tolerance, extra):
                              capture_output=True, text=True)
         seconds = time.monotonic() - start
         if run.returncode != 0:
-            return False, f"uma run failed: {run.stderr.strip()}", seconds
+            # A --check or --expect mismatch is reported on standard output.
+            why = run.stderr.strip() or " ".join(
+                line for line in run.stdout.splitlines() if "MISMATCH" in line)
+            return False, f"uma run failed: {why}", seconds
         expected = load_pb(folder / "output_0.pb")
         outputs = sorted(pathlib.Path(out).glob("*.npy"))
         if len(outputs) != 1:
