@@ -1,0 +1,47 @@
+// The core loop-IR passes of the pipeline's loop transforms and clean-up, one per file in
+// src/tir/passes/ (file name = pass name, with '_' for '-'); what each assumes and
+// guarantees is in the comment at the top of its file. core_tir_pipeline()
+// (uma/tir/phases.h) lists them by phase.
+#pragma once
+
+#include <cstdint>
+
+#include "uma/tir/pass.h"
+
+namespace uma::tir {
+
+// flatten-buffers: every buffer becomes one-dimensional and dense (same name, dtype, scope
+// and data variable), and every access takes one flat index from the shape or the strides.
+FuncPass flatten_buffers_pass();
+
+struct VectorizeOptions {
+  // A vectorized loop of a larger extent stays a loop (serial, with a reason): the C code
+  // of a vector expression holds arrays of this many lanes.
+  std::int64_t max_lanes = 64;
+};
+// vectorize: loops marked vectorized become vector stores of ramps and broadcasts; a loop
+// whose body cannot be (an inner loop, an `if`, ...) becomes serial, and the reason joins
+// the function's attribute `vectorize_fallback`.
+FuncPass vectorize_pass(VectorizeOptions options = {});
+
+struct UnrollOptions {
+  // Serial loops of a constant extent up to this are unrolled too (0: none).
+  std::int64_t auto_max_extent = 0;
+  // Loops marked unrolled of a larger extent are left to the C compiler (which the code
+  // generator tells to unroll them), so that the IR stays small.
+  std::int64_t max_extent = 1024;
+};
+// unroll: loops marked unrolled (and small serial loops, when asked) become a sequence of
+// copies of their body, one per iteration.
+FuncPass unroll_pass(UnrollOptions options = {});
+
+// remove-no-op: statements that do nothing go: loops of no iterations or with nothing to
+// do, stores of a value to where it was loaded from, empty sequences and blocks, `if`s
+// with a constant condition or empty branches, and allocations nothing reads.
+FuncPass remove_no_op_pass();
+
+// storage-rewrite: allocations of one scope and dtype whose lifetimes do not overlap share
+// one allocation.
+FuncPass storage_rewrite_pass();
+
+}  // namespace uma::tir
