@@ -1,6 +1,8 @@
 // The loop-IR pipeline: the core passes of TIR_PHASE_0..3, in order (uma/tir/phases.h).
 #include "uma/tir/phases.h"
 
+#include "uma/tir/passes.h"
+
 namespace uma::tir {
 
 TirPipeline core_tir_pipeline(const TirPipelineConfig& config) {
@@ -11,11 +13,13 @@ TirPipeline core_tir_pipeline(const TirPipelineConfig& config) {
   // TIR_PHASE_1: buffers flattened and indices simplified. Loops are parallelized first,
   // while buffers still have their dimensions.
   if (config.parallel) pipeline[1].push_back(parallelize_blocks_pass());
+  pipeline[1].push_back(flatten_buffers_pass());
   pipeline[1].push_back(simplify_pass());
-  // TIR_PHASE_2: loop transforms (vectorize, unroll, storage rewrite: none yet).
-  pipeline[2] = {};
-  // TIR_PHASE_3: the final clean-up before code generation (none yet).
-  pipeline[3] = {};
+  // TIR_PHASE_2: loop transforms. The copies unroll makes are simplified before storage
+  // is planned, so that it sees the accesses as they will be.
+  pipeline[2] = {vectorize_pass(), unroll_pass(), simplify_pass(), storage_rewrite_pass()};
+  // TIR_PHASE_3: the final clean-up before code generation.
+  pipeline[3] = {remove_no_op_pass(), simplify_pass()};
   return pipeline;
 }
 
