@@ -10,8 +10,8 @@
 //   nothing (an empty then-branch with an else becomes `if (!c)`);
 // - lets and blocks whose body does nothing;
 // - allocations whose buffer nothing reads: never loaded, addressed or passed by its data
-//   variable. Their stores go with them (unless the stored value calls an extern function),
-//   and so does the buffer from blocks' read and write lists.
+//   variable. Their stores go with them (unless a store calls an extern function), and
+//   so does the buffer from blocks' read and write lists.
 // Expressions with an extern call (conditions, bounds, values) are kept where they would be
 // evaluated.
 #include <algorithm>
@@ -47,8 +47,12 @@ bool has_effect(const Expr& e) {
   return finder.found;
 }
 
+bool has_effect(const std::vector<Expr>& exprs) {
+  return std::any_of(exprs.begin(), exprs.end(), [](const Expr& e) { return has_effect(e); });
+}
+
 // Whether anything below reads the buffer of data variable `data`: a load, an address, the
-// variable itself, or a store whose value calls an extern function (kept for the effect).
+// variable itself, or a store that calls an extern function (kept for the effect).
 class ReadsBuffer final : public Visitor {
  public:
   explicit ReadsBuffer(const VarNode* data) : data_(data) {}
@@ -66,7 +70,8 @@ class ReadsBuffer final : public Visitor {
   }
   void visit(const VarNode& op) override { found |= &op == data_; }
   void visit(const StoreNode& op) override {
-    found |= op.buffer->data.as<VarNode>() == data_ && has_effect(op.value);
+    found |=
+        op.buffer->data.as<VarNode>() == data_ && (has_effect(op.value) || has_effect(op.indices));
     Visitor::visit(op);
   }
 
@@ -144,7 +149,7 @@ class RemoveNoOp final : public Mutator {
 
   Stmt mutate(const StoreNode& op, const Stmt& self) override {
     const auto* load = op.value.as<LoadNode>();
-    if (load && load->buffer->data.same_as(op.buffer->data) &&
+    if (load && !has_effect(op.indices) && load->buffer->data.same_as(op.buffer->data) &&
         load->buffer->dtype == op.buffer->dtype && load->indices.size() == op.indices.size() &&
         std::equal(op.indices.begin(), op.indices.end(), load->indices.begin(), equal))
       return no_op();
