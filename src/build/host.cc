@@ -105,11 +105,17 @@ Expected<HostBuild> build_for_host(Module& module, const HostBuildOptions& optio
   // Loop IR: each called function lowered, then TIR_PHASE_0..3.
   UMA_TRY_ASSIGN(std::vector<LoweredCall> lowered, lower_calls(*main));
   timer.stage("lower");
-  UMA_TRY(run_tir_phases(lowered, tir::core_tir_pipeline({.parallel = parallel}), options.passes));
+  const codegen::CCodegenOptions codegen_options{.openmp = parallel};
+  tir::TirPipeline pipeline = tir::core_tir_pipeline({.parallel = parallel});
+  // Intermediates too large for the C stack become workspace from the arena: the functions
+  // then allocate nothing when they run.
+  pipeline[3].push_back(
+      tir::lift_allocations_pass(static_cast<std::int64_t>(codegen_options.stack_alloc_limit) + 1));
+  UMA_TRY(run_tir_phases(lowered, pipeline, options.passes));
   timer.stage("tir");
   // C source.
   UMA_TRY_ASSIGN(GeneratedC generated,
-                 generate_sources(lowered, {.openmp = parallel}, options.functions_per_file));
+                 generate_sources(lowered, codegen_options, options.functions_per_file));
   timer.stage("codegen");
   // The host function as calls into the generated code, with the arena and weights.
   UMA_TRY_ASSIGN(PlannedHost planned, plan_host(*main, lowered));

@@ -5,6 +5,7 @@
 
 #include "uma/build/host.h"
 #include "uma/lower/lower.h"
+#include "uma/tir/pass.h"
 
 namespace uma::build {
 namespace {
@@ -179,13 +180,14 @@ class HostPlanner {
       arg_types.insert(arg_types.begin() + static_cast<std::ptrdiff_t>(index), tensor->type());
       weights_.push_back(tensor);
     }
-    if (call.args.size() != func.num_inputs ||
-        func.params.size() - func.num_inputs != node.num_results())
+    std::vector<std::size_t> workspace = tir::workspace_params(func);
+    std::size_t num_outputs = func.params.size() - func.num_inputs - workspace.size();
+    if (call.args.size() != func.num_inputs || num_outputs != node.num_results())
       return make_error(
           "{}: func @{} takes {} input(s) and {} output(s), the call has {} and {} "
           "(a bug in lowering)",
-          node.location(), func.name, func.num_inputs, func.params.size() - func.num_inputs,
-          call.args.size(), node.num_results());
+          node.location(), func.name, func.num_inputs, num_outputs, call.args.size(),
+          node.num_results());
     std::size_t step = calls_.size();
     for (const Loc& loc : call.args)
       if (loc.kind == Loc::Kind::kBuffer) buffers_[loc.index].last = step;
@@ -197,6 +199,22 @@ class HostPlanner {
       where_[result] = {{Loc::Kind::kBuffer, buffers_.size()}};
       call.args.push_back({Loc::Kind::kBuffer, buffers_.size()});
       buffers_.push_back({result->tensor_type(), step, step, std::nullopt});
+    }
+    // Workspace: memory the function needs while it runs, from the arena.
+    for (std::size_t index : workspace) {
+      const tir::Buffer& buffer = func.params[index];
+      if (index != call.args.size())
+        return make_error("func @{}: workspace parameter {} is not after the outputs (a bug)",
+                          func.name, index);
+      TensorType type{buffer->dtype, {}};
+      for (const tir::Expr& extent : buffer->shape)
+        type.shape.push_back(tir::as_const_int(extent).value_or(-1));
+      if (!type.checked_num_elements().ok())
+        return make_error("func @{}: workspace '{}' has no constant size (a bug)", func.name,
+                          buffer->name);
+      arg_types.push_back(type);
+      call.args.push_back({Loc::Kind::kBuffer, buffers_.size()});
+      buffers_.push_back({type, step, step, std::nullopt});
     }
     for (std::size_t a = 0; a < call.args.size(); ++a)
       if (!buffer_matches(func.params[a], arg_types[a]))

@@ -162,6 +162,25 @@ TEST_F(HostBuildTest, SeveralFilesOfFunctions) {
   EXPECT_EQ(built.sources.size(), 2u);
 }
 
+TEST_F(HostBuildTest, LargeIntermediatesOfAFunctionComeFromTheArena) {
+  // The convolution's result (1x8x32x32 floats, 32 KiB: more than the C stack takes) is an
+  // intermediate of the fused function, since a reshape is no epilogue of it.
+  Value* x = main.add_param(tensor({1, 2, 32, 32}), "x");
+  Value* w = b.constant(random_tensor({8, 2, 3, 3}, 6));
+  Value* conv = b.value("nn.conv2d", {x, w},
+                        test::make_attrs({{"padding", std::vector<std::int64_t>{1, 1, 1, 1}}}));
+  main.set_outputs({b.value("reshape", {conv},
+                            test::make_attrs({{"newshape", std::vector<std::int64_t>{8, 1024}}}))});
+  HostBuild built = build_and_check(options());
+  ASSERT_NE(built.program, nullptr);
+  ASSERT_EQ(built.program->calls.size(), 1u);
+  EXPECT_EQ(built.program->calls[0].args.size(), 4u);  // x, w, the output, the workspace
+  EXPECT_EQ(built.memory.buffers, 1u);
+  EXPECT_EQ(built.memory.arena_size, 32768);
+  for (const runtime::CSourceFile& file : built.sources)
+    EXPECT_EQ(file.code.find("uma_alloc("), std::string::npos) << file.code;
+}
+
 TEST_F(HostBuildTest, Errors) {
   Value* x = main.add_param(tensor({3}), "x");
   main.set_outputs({b.value("nn.relu", {x})});

@@ -31,5 +31,10 @@ Expected<PrimFunc> run_passes(PrimFunc func, const std::vector<FuncPass>& passes
 FuncPass simplify_pass();  // simplify: tir::simplify over the body (uma/tir/simplify.h)
 // parallelize-blocks: each block's outer loop parallel where its iterations are independent.
 FuncPass parallelize_blocks_pass();
+// lift-allocations: the global allocations around a function's whole body of at least
+// `min_bytes` become parameters after the outputs (workspace the caller provides).
+FuncPass lift_allocations_pass(std::int64_t min_bytes);
+// The indices of the workspace parameters lift-allocations made (attribute "workspace").
+std::vector<std::size_t> workspace_params(const PrimFunc& func);
 
 }  // namespace uma::tir
