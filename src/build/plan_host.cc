@@ -1,7 +1,9 @@
 // plan_host: the host function as a list of calls whose arguments point into the inputs,
 // the outputs, the weights blob and the arena (see uma/build/host.h).
+#include <algorithm>
 #include <optional>
 #include <unordered_map>
+#include <unordered_set>
 
 #include "uma/build/host.h"
 #include "uma/lower/lower.h"
@@ -70,7 +72,7 @@ class HostPlanner {
         program->inputs.push_back(std::move(leaf));
       }
     }
-    for (const auto& owned : host_.nodes()) UMA_TRY(visit(*owned));
+    for (const Node* node : live_nodes()) UMA_TRY(visit(*node));
 
     // Each output is written in place by the call computing it, or copied after the calls.
     std::vector<Loc> outputs;
@@ -118,6 +120,24 @@ class HostPlanner {
   }
 
  private:
+  // The nodes whose results the outputs need, in order: dead ones are neither run nor
+  // given memory (nor need to be calls).
+  std::vector<const Node*> live_nodes() const {
+    std::unordered_set<const Value*> needed(host_.outputs().begin(), host_.outputs().end());
+    std::vector<const Node*> live;
+    const std::vector<Node*> nodes = host_.node_list();
+    for (auto it = nodes.rbegin(); it != nodes.rend(); ++it) {
+      const Node* node = *it;
+      bool is_live = false;
+      for (const Value* result : node->results()) is_live |= needed.count(result) != 0;
+      if (!is_live) continue;
+      live.push_back(node);
+      needed.insert(node->operands().begin(), node->operands().end());
+    }
+    std::reverse(live.begin(), live.end());
+    return live;
+  }
+
   struct PendingCall {
     std::string name;
     std::size_t lowered = 0;
@@ -150,9 +170,6 @@ class HostPlanner {
       return Status::success();
     }
     if (node.is_op("call")) return visit_call(node);
-    bool used = false;
-    for (const Value* result : node.results()) used |= result->has_uses();
-    if (!used) return Status::success();  // dead: nothing reads it
     return make_error(
         "{}: the host can only call functions, but op {} is outside any (run fuse-ops first)",
         node.location(), node.op_name());

@@ -220,6 +220,13 @@ TEST_F(HostBuildTest, AnOpLeftInTheHostIsAnError) {
   EXPECT_EQ(planned.error().message(),
             "node 'r' (nn.relu): the host can only call functions, but op nn.relu is outside any "
             "(run fuse-ops first)");
+  // Unless the outputs do not need it: dead nodes are left out.
+  main.set_outputs({x});
+  b.value("nn.relu", {relu->result()});
+  auto dead = plan_host(main, {});
+  ASSERT_TRUE(dead.ok()) << dead.error().message();
+  EXPECT_TRUE(dead->program->calls.empty());
+  EXPECT_EQ(dead->program->copies.size(), 1u);
 }
 
 }  // namespace

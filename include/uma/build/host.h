@@ -93,8 +93,9 @@ Expected<GeneratedC> generate_sources(const std::vector<LoweredCall>& lowered,
 
 // The host function as a program: each call's arguments placed in the inputs, outputs,
 // weights blob or arena (planned from the intermediates' lifetimes). Function pointers are
-// left null: `callee[c]` is the index in `lowered` of what call c runs. Errors name a host
-// node the executor cannot run (an op outside any function).
+// left null: `callee[c]` is the index in `lowered` of what call c runs. Nodes the outputs do
+// not need are left out. Errors name a host node the executor cannot run (an op outside any
+// function).
 struct PlannedHost {
   std::shared_ptr<runtime::HostProgram> program;
   std::vector<std::size_t> callee;
