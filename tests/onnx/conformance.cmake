@@ -7,13 +7,8 @@ execute_process(COMMAND ${PYTHON} ${GENERATOR} ${OUT} RESULT_VARIABLE generated
 if(NOT generated EQUAL 0)
   message(FATAL_ERROR "generating ONNX's node tests failed:\n${generator_errors}")
 endif()
-# The compiled run waits for the compute rules of the remaining op families (activation,
-# logical, transform, index, shape, resize) to land on main; until then only the
-# interpreter's results are checked. Turn it on with -DCOMPILED=ON.
-if(COMPILED)
-  set(compiled_args --compiled --cache-dir ${CACHE} --known-compiled-failures ${KNOWN_COMPILED})
-endif()
-execute_process(COMMAND ${RUNNER} ${OUT}/node ${KNOWN} ${compiled_args}
+execute_process(COMMAND ${RUNNER} ${OUT}/node ${KNOWN} --compiled --cache-dir ${CACHE}
+                        --known-compiled-failures ${KNOWN_COMPILED}
                 RESULT_VARIABLE result)
 if(NOT result EQUAL 0)
   message(FATAL_ERROR "ONNX conformance: unexpected results (see above)")
