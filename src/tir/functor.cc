@@ -43,21 +43,7 @@ void Visitor::visit(const CastNode& op) { visit(op.value); }
     visit(op.a);                           \
     visit(op.b);                           \
   }
-UMA_TIR_VISIT_BINARY(Add)
-UMA_TIR_VISIT_BINARY(Sub)
-UMA_TIR_VISIT_BINARY(Mul)
-UMA_TIR_VISIT_BINARY(Div)
-UMA_TIR_VISIT_BINARY(Mod)
-UMA_TIR_VISIT_BINARY(Min)
-UMA_TIR_VISIT_BINARY(Max)
-UMA_TIR_VISIT_BINARY(EQ)
-UMA_TIR_VISIT_BINARY(NE)
-UMA_TIR_VISIT_BINARY(LT)
-UMA_TIR_VISIT_BINARY(LE)
-UMA_TIR_VISIT_BINARY(GT)
-UMA_TIR_VISIT_BINARY(GE)
-UMA_TIR_VISIT_BINARY(And)
-UMA_TIR_VISIT_BINARY(Or)
+UMA_FOR_EACH_TIR_BINARY(UMA_TIR_VISIT_BINARY)
 #undef UMA_TIR_VISIT_BINARY
 void Visitor::visit(const NotNode& op) { visit(op.a); }
 void Visitor::visit(const SelectNode& op) {
@@ -169,21 +155,7 @@ Expr Mutator::mutate(const CastNode& op, const Expr& self) {
     Expr a = mutate(op.a), b = mutate(op.b);                                \
     return a.same_as(op.a) && b.same_as(op.b) ? self : k##Node::make(a, b); \
   }
-UMA_TIR_MUTATE_BINARY(Add)
-UMA_TIR_MUTATE_BINARY(Sub)
-UMA_TIR_MUTATE_BINARY(Mul)
-UMA_TIR_MUTATE_BINARY(Div)
-UMA_TIR_MUTATE_BINARY(Mod)
-UMA_TIR_MUTATE_BINARY(Min)
-UMA_TIR_MUTATE_BINARY(Max)
-UMA_TIR_MUTATE_BINARY(EQ)
-UMA_TIR_MUTATE_BINARY(NE)
-UMA_TIR_MUTATE_BINARY(LT)
-UMA_TIR_MUTATE_BINARY(LE)
-UMA_TIR_MUTATE_BINARY(GT)
-UMA_TIR_MUTATE_BINARY(GE)
-UMA_TIR_MUTATE_BINARY(And)
-UMA_TIR_MUTATE_BINARY(Or)
+UMA_FOR_EACH_TIR_BINARY(UMA_TIR_MUTATE_BINARY)
 #undef UMA_TIR_MUTATE_BINARY
 Expr Mutator::mutate(const NotNode& op, const Expr& self) {
   Expr a = mutate(op.a);

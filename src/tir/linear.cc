@@ -19,21 +19,7 @@ std::pair<const Expr*, const Expr*> operands(const Expr& e) {
     const auto* node = e.as<k##Node>(); \
     return {&node->a, &node->b};        \
   }
-    UMA_TIR_OPERANDS(Add)
-    UMA_TIR_OPERANDS(Sub)
-    UMA_TIR_OPERANDS(Mul)
-    UMA_TIR_OPERANDS(Div)
-    UMA_TIR_OPERANDS(Mod)
-    UMA_TIR_OPERANDS(Min)
-    UMA_TIR_OPERANDS(Max)
-    UMA_TIR_OPERANDS(EQ)
-    UMA_TIR_OPERANDS(NE)
-    UMA_TIR_OPERANDS(LT)
-    UMA_TIR_OPERANDS(LE)
-    UMA_TIR_OPERANDS(GT)
-    UMA_TIR_OPERANDS(GE)
-    UMA_TIR_OPERANDS(And)
-    UMA_TIR_OPERANDS(Or)
+    UMA_FOR_EACH_TIR_BINARY(UMA_TIR_OPERANDS)
 #undef UMA_TIR_OPERANDS
     default:
       return {nullptr, nullptr};

@@ -24,21 +24,7 @@ class Simplifier : public Mutator {
  protected:
   Expr mutate(const CastNode& op, const Expr& self) override;
 #define UMA_TIR_SIMPLIFY_BINARY(k) Expr mutate(const k##Node& op, const Expr& self) override;
-  UMA_TIR_SIMPLIFY_BINARY(Add)
-  UMA_TIR_SIMPLIFY_BINARY(Sub)
-  UMA_TIR_SIMPLIFY_BINARY(Mul)
-  UMA_TIR_SIMPLIFY_BINARY(Div)
-  UMA_TIR_SIMPLIFY_BINARY(Mod)
-  UMA_TIR_SIMPLIFY_BINARY(Min)
-  UMA_TIR_SIMPLIFY_BINARY(Max)
-  UMA_TIR_SIMPLIFY_BINARY(EQ)
-  UMA_TIR_SIMPLIFY_BINARY(NE)
-  UMA_TIR_SIMPLIFY_BINARY(LT)
-  UMA_TIR_SIMPLIFY_BINARY(LE)
-  UMA_TIR_SIMPLIFY_BINARY(GT)
-  UMA_TIR_SIMPLIFY_BINARY(GE)
-  UMA_TIR_SIMPLIFY_BINARY(And)
-  UMA_TIR_SIMPLIFY_BINARY(Or)
+  UMA_FOR_EACH_TIR_BINARY(UMA_TIR_SIMPLIFY_BINARY)
 #undef UMA_TIR_SIMPLIFY_BINARY
   Expr mutate(const NotNode& op, const Expr& self) override;
   Expr mutate(const SelectNode& op, const Expr& self) override;

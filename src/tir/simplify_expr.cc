@@ -27,21 +27,7 @@ Expr make_binary(ExprKind kind, const Expr& a, const Expr& b) {
 #define UMA_TIR_MAKE(k) \
   case ExprKind::k:     \
     return k##Node::make(a, b);
-    UMA_TIR_MAKE(Add)
-    UMA_TIR_MAKE(Sub)
-    UMA_TIR_MAKE(Mul)
-    UMA_TIR_MAKE(Div)
-    UMA_TIR_MAKE(Mod)
-    UMA_TIR_MAKE(Min)
-    UMA_TIR_MAKE(Max)
-    UMA_TIR_MAKE(EQ)
-    UMA_TIR_MAKE(NE)
-    UMA_TIR_MAKE(LT)
-    UMA_TIR_MAKE(LE)
-    UMA_TIR_MAKE(GT)
-    UMA_TIR_MAKE(GE)
-    UMA_TIR_MAKE(And)
-    UMA_TIR_MAKE(Or)
+    UMA_FOR_EACH_TIR_BINARY(UMA_TIR_MAKE)
 #undef UMA_TIR_MAKE
     default:
       UMA_CHECK(false, "{} is not a binary operation", expr_kind_name(kind));
@@ -72,21 +58,7 @@ Expr Simplifier::simplify_binary(const T& op, const Expr& self) {
 
 #define UMA_TIR_SIMPLIFY_BINARY(k) \
   Expr Simplifier::mutate(const k##Node& op, const Expr& self) { return simplify_binary(op, self); }
-UMA_TIR_SIMPLIFY_BINARY(Add)
-UMA_TIR_SIMPLIFY_BINARY(Sub)
-UMA_TIR_SIMPLIFY_BINARY(Mul)
-UMA_TIR_SIMPLIFY_BINARY(Div)
-UMA_TIR_SIMPLIFY_BINARY(Mod)
-UMA_TIR_SIMPLIFY_BINARY(Min)
-UMA_TIR_SIMPLIFY_BINARY(Max)
-UMA_TIR_SIMPLIFY_BINARY(EQ)
-UMA_TIR_SIMPLIFY_BINARY(NE)
-UMA_TIR_SIMPLIFY_BINARY(LT)
-UMA_TIR_SIMPLIFY_BINARY(LE)
-UMA_TIR_SIMPLIFY_BINARY(GT)
-UMA_TIR_SIMPLIFY_BINARY(GE)
-UMA_TIR_SIMPLIFY_BINARY(And)
-UMA_TIR_SIMPLIFY_BINARY(Or)
+UMA_FOR_EACH_TIR_BINARY(UMA_TIR_SIMPLIFY_BINARY)
 #undef UMA_TIR_SIMPLIFY_BINARY
 
 Expr Simplifier::rewrite(ExprKind kind, const Expr& a, const Expr& b) {

@@ -40,12 +40,9 @@ std::string to_string(DataType type);  // "i32", "f32x8", "handle"
 
 // ---- Node kinds ----
 
-// (kind) — the expression nodes.
-#define UMA_FOR_EACH_TIR_EXPR(X)                                     \
-  X(IntImm)                                                          \
-  X(FloatImm)                                                        \
-  X(Var)                                                             \
-  X(Cast)                                                            \
+// (kind) — the binary nodes: arithmetic, comparisons and logical and/or. One BinaryNode
+// template serves them all, so every place that handles binaries expands this list.
+#define UMA_FOR_EACH_TIR_BINARY(X)                                   \
   X(Add)                                                             \
   X(Sub)                                                             \
   X(Mul)                                                             \
@@ -60,14 +57,22 @@ std::string to_string(DataType type);  // "i32", "f32x8", "handle"
   X(GT)                                                              \
   X(GE)                                                              \
   X(And)                                                             \
-  X(Or)                                                              \
-  X(Not)                                                             \
-  X(Select)                                                          \
-  X(Load)                                                            \
-  X(Ramp)                                                            \
-  X(Broadcast)                                                       \
-  X(Call)                                                            \
-  X(Let)                                                             \
+  X(Or)
+
+// (kind) — the expression nodes.
+#define UMA_FOR_EACH_TIR_EXPR(X) \
+  X(IntImm)                      \
+  X(FloatImm)                    \
+  X(Var)                         \
+  X(Cast)                        \
+  UMA_FOR_EACH_TIR_BINARY(X)     \
+  X(Not)                         \
+  X(Select)                      \
+  X(Load)                        \
+  X(Ramp)                        \
+  X(Broadcast)                   \
+  X(Call)                        \
+  X(Let)                         \
   X(Address)
 
 // (kind) — the statement nodes.
@@ -216,21 +221,9 @@ struct BinaryNode : ExprNode {
   BinaryNode(DataType type, Expr a, Expr b)
       : ExprNode(kKind, type), a(std::move(a)), b(std::move(b)) {}
 };
-using AddNode = BinaryNode<ExprKind::Add>;
-using SubNode = BinaryNode<ExprKind::Sub>;
-using MulNode = BinaryNode<ExprKind::Mul>;
-using DivNode = BinaryNode<ExprKind::Div>;
-using ModNode = BinaryNode<ExprKind::Mod>;
-using MinNode = BinaryNode<ExprKind::Min>;
-using MaxNode = BinaryNode<ExprKind::Max>;
-using EQNode = BinaryNode<ExprKind::EQ>;
-using NENode = BinaryNode<ExprKind::NE>;
-using LTNode = BinaryNode<ExprKind::LT>;
-using LENode = BinaryNode<ExprKind::LE>;
-using GTNode = BinaryNode<ExprKind::GT>;
-using GENode = BinaryNode<ExprKind::GE>;
-using AndNode = BinaryNode<ExprKind::And>;
-using OrNode = BinaryNode<ExprKind::Or>;
+#define UMA_TIR_BINARY_ALIAS(k) using k##Node = BinaryNode<ExprKind::k>;
+UMA_FOR_EACH_TIR_BINARY(UMA_TIR_BINARY_ALIAS)
+#undef UMA_TIR_BINARY_ALIAS
 
 struct NotNode : ExprNode {
   static constexpr ExprKind kKind = ExprKind::Not;
