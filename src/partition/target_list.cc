@@ -21,4 +21,14 @@ Expected<TargetList> find_targets(const Context& context, const std::vector<std:
   return targets;
 }
 
+Expected<TargetList> find_targets(const Context& context, const PartitionOptions& options,
+                                  std::string_view pass) {
+  if (options.resolved.empty()) return find_targets(context, options.targets, pass);
+  for (auto target = options.resolved.begin(); target != options.resolved.end(); ++target)
+    for (auto earlier = options.resolved.begin(); earlier != target; ++earlier)
+      if ((*earlier)->name == (*target)->name)
+        return make_error("target '{}' is listed twice", (*target)->name);
+  return options.resolved;
+}
+
 }  // namespace uma

@@ -17,5 +17,9 @@ using TargetList = std::vector<std::shared_ptr<const PartitionTarget>>;
 // twice; an unknown name is an error listing the known ones.
 Expected<TargetList> find_targets(const Context& context, const std::vector<std::string>& names,
                                   std::string_view pass);
+// options.resolved when it is not empty (checked for repeats), else the targets named in
+// options.targets.
+Expected<TargetList> find_targets(const Context& context, const PartitionOptions& options,
+                                  std::string_view pass);
 
 }  // namespace uma

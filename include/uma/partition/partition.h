@@ -84,6 +84,10 @@ struct PartitionOptions {
   // Target names in priority order: a node an earlier target claims is not offered to a
   // later one.
   std::vector<std::string> targets;
+  // The targets themselves, used instead of looking `targets` up in the context's registry
+  // when not empty: the UMA build driver gives a backend's target bound to the attributes
+  // of the build's target, so that its predicates see them.
+  std::vector<std::shared_ptr<const PartitionTarget>> resolved;
   // Run merge-compiler-regions; off leaves one region per claimed node or composite.
   bool merge_regions = true;
   // Constants at a region's boundary are bound into its function (true) or passed as
