@@ -1,6 +1,7 @@
 // The host build pipeline (see uma/build/host.h): build_for_host lists the stages in order.
 #include "uma/build/host.h"
 
+#include <algorithm>
 #include <unordered_set>
 
 #include "uma/lower/lower.h"
@@ -29,6 +30,16 @@ bool is_lowerable(const Function& function) {
   return function.attrs().has("Primitive") || function.attrs().has("Compiler");
 }
 
+// The pipeline of the target the function was partitioned for, if it is one of `targets`.
+std::optional<std::size_t> target_of(const Function& function,
+                                     const std::vector<TargetPipeline>& targets) {
+  std::optional<std::string> compiler = function.attrs().string_or_none("Compiler");
+  if (!compiler) return std::nullopt;
+  for (std::size_t t = 0; t < targets.size(); ++t)
+    if (targets[t].target == *compiler) return t;
+  return std::nullopt;
+}
+
 }  // namespace
 
 Status fuse_host_functions(Module& module, const PipelineOptions& options) {
@@ -39,7 +50,8 @@ Status fuse_host_functions(Module& module, const PipelineOptions& options) {
   return Status::success();
 }
 
-Expected<std::vector<LoweredCall>> lower_calls(const Function& host) {
+Expected<std::vector<LoweredCall>> lower_calls(const Function& host,
+                                               const std::vector<TargetPipeline>& targets) {
   std::vector<LoweredCall> lowered;
   std::unordered_set<const Function*> seen;
   for (const auto& node : host.nodes()) {
@@ -50,16 +62,29 @@ Expected<std::vector<LoweredCall>> lower_calls(const Function& host) {
           "{}: calls @{}, which is neither a fused (Primitive) nor a partitioned function; "
           "the host runs only those",
           node->location(), callee.name());
-    Expected<tir::PrimFunc> func = lower::lower_function(callee);
+    std::optional<std::size_t> target = target_of(callee, targets);
+    lower::LowerOptions lower_options;
+    if (target) lower_options.overrides = targets[*target].overrides;
+    Expected<tir::PrimFunc> func = lower::lower_function(callee, lower_options);
+    if (func && target && targets[*target].after_lower)
+      func = targets[*target].after_lower(callee, std::move(*func));
     if (!func) return func.error().with_context(fmt::format("lowering @{}", callee.name()));
-    lowered.push_back({&callee, std::move(*func)});
+    lowered.push_back({&callee, std::move(*func), target});
   }
   return lowered;
 }
 
-Status run_tir_phases(std::vector<LoweredCall>& lowered, const tir::TirPipeline& pipeline,
-                      const PipelineOptions& options) {
+Status run_tir_phases(std::vector<LoweredCall>& lowered, const tir::TirPipeline& core,
+                      const std::vector<TargetPipeline>& targets, const PipelineOptions& options) {
+  std::vector<tir::TirPipeline> pipelines;
+  for (const TargetPipeline& target : targets) {
+    tir::TirPipeline& pipeline = pipelines.emplace_back(core);
+    for (std::size_t phase = 0; phase < tir::kNumTirPhases; ++phase)
+      pipeline[phase].insert(pipeline[phase].end(), target.passes[phase].begin(),
+                             target.passes[phase].end());
+  }
   for (LoweredCall& call : lowered) {
+    const tir::TirPipeline& pipeline = call.target ? pipelines[*call.target] : core;
     UMA_TRY_ASSIGN(call.func, tir::run_tir_pipeline(std::move(call.func), pipeline, options));
   }
   return Status::success();
@@ -67,25 +92,39 @@ Status run_tir_phases(std::vector<LoweredCall>& lowered, const tir::TirPipeline&
 
 Expected<GeneratedC> generate_sources(const std::vector<LoweredCall>& lowered,
                                       const codegen::CCodegenOptions& options,
-                                      std::size_t functions_per_file) {
+                                      std::size_t functions_per_file,
+                                      const std::vector<TargetPipeline>& targets) {
   UMA_CHECK(functions_per_file > 0, "functions_per_file is 0");
   GeneratedC generated;
+  generated.symbols.resize(lowered.size());
   std::unordered_set<std::string> symbols;
-  for (std::size_t begin = 0; begin < lowered.size(); begin += functions_per_file) {
-    std::vector<tir::PrimFunc> funcs;
-    for (std::size_t i = begin; i < lowered.size() && i < begin + functions_per_file; ++i)
-      funcs.push_back(lowered[i].func);
-    UMA_TRY_ASSIGN(codegen::CSource source, codegen::generate_c(funcs, options));
-    for (const codegen::CFunction& function : source.functions) {
-      // Each file makes its own symbols unique; across files two names that sanitize alike
-      // would clash when linked.
-      if (!symbols.insert(function.symbol).second)
-        return make_error("func @{}: its C symbol '{}' is another function's too", function.name,
-                          function.symbol);
-      generated.symbols.push_back(function.symbol);
+  // The host's functions, then each target's: a file holds one target's, with its hooks.
+  for (std::size_t group = 0; group <= targets.size(); ++group) {
+    std::optional<std::size_t> target;
+    if (group > 0) target = group - 1;
+    codegen::CCodegenOptions group_options = options;
+    if (target) group_options.hooks = targets[*target].hooks;
+    const std::string prefix = target ? targets[*target].target : "host";
+    std::vector<std::size_t> members;
+    for (std::size_t i = 0; i < lowered.size(); ++i)
+      if (lowered[i].target == target) members.push_back(i);
+    for (std::size_t begin = 0, file = 0; begin < members.size();
+         begin += functions_per_file, ++file) {
+      std::vector<tir::PrimFunc> funcs;
+      std::size_t end = std::min(members.size(), begin + functions_per_file);
+      for (std::size_t m = begin; m < end; ++m) funcs.push_back(lowered[members[m]].func);
+      UMA_TRY_ASSIGN(codegen::CSource source, codegen::generate_c(funcs, group_options));
+      for (std::size_t f = 0; f < source.functions.size(); ++f) {
+        const codegen::CFunction& function = source.functions[f];
+        // Each file makes its own symbols unique; across files two names that sanitize
+        // alike would clash when linked.
+        if (!symbols.insert(function.symbol).second)
+          return make_error("func @{}: its C symbol '{}' is another function's too", function.name,
+                            function.symbol);
+        generated.symbols[members[begin + f]] = function.symbol;
+      }
+      generated.files.push_back({fmt::format("{}_{}", prefix, file), std::move(source.code)});
     }
-    generated.files.push_back(
-        {fmt::format("host_{}", generated.files.size()), std::move(source.code)});
   }
   return generated;
 }
@@ -103,7 +142,7 @@ Expected<HostBuild> build_for_host(Module& module, const HostBuildOptions& optio
   UMA_TRY(fuse_host_functions(module, options.passes));
   timer.stage("fuse-ops");
   // Loop IR: each called function lowered, then TIR_PHASE_0..3.
-  UMA_TRY_ASSIGN(std::vector<LoweredCall> lowered, lower_calls(*main));
+  UMA_TRY_ASSIGN(std::vector<LoweredCall> lowered, lower_calls(*main, options.targets));
   timer.stage("lower");
   const codegen::CCodegenOptions codegen_options{.openmp = parallel};
   tir::TirPipeline pipeline = tir::core_tir_pipeline({.parallel = parallel});
@@ -111,11 +150,12 @@ Expected<HostBuild> build_for_host(Module& module, const HostBuildOptions& optio
   // then allocate nothing when they run.
   pipeline[3].push_back(
       tir::lift_allocations_pass(static_cast<std::int64_t>(codegen_options.stack_alloc_limit) + 1));
-  UMA_TRY(run_tir_phases(lowered, pipeline, options.passes));
+  UMA_TRY(run_tir_phases(lowered, pipeline, options.targets, options.passes));
   timer.stage("tir");
   // C source.
-  UMA_TRY_ASSIGN(GeneratedC generated,
-                 generate_sources(lowered, codegen_options, options.functions_per_file));
+  UMA_TRY_ASSIGN(
+      GeneratedC generated,
+      generate_sources(lowered, codegen_options, options.functions_per_file, options.targets));
   timer.stage("codegen");
   // The host function as calls into the generated code, with the arena and weights.
   UMA_TRY_ASSIGN(PlannedHost planned, plan_host(*main, lowered));
@@ -123,6 +163,13 @@ Expected<HostBuild> build_for_host(Module& module, const HostBuildOptions& optio
   // A shared library, loaded; the calls get their functions.
   runtime::CCompilerOptions compiler_options = options.compiler;
   compiler_options.openmp |= parallel;
+  for (const TargetPipeline& target : options.targets) {
+    generated.files.insert(generated.files.end(), target.sources.begin(), target.sources.end());
+    for (const std::string& dir : target.include_dirs)
+      compiler_options.compile_flags.push_back("-I" + dir);
+    compiler_options.libraries.insert(compiler_options.libraries.begin(), target.libraries.begin(),
+                                      target.libraries.end());
+  }
   runtime::CCompiler compiler(compiler_options);
   runtime::HostProgram& program = *planned.program;
   if (!generated.files.empty()) {
@@ -144,6 +191,10 @@ Expected<HostBuild> build_for_host(Module& module, const HostBuildOptions& optio
   build.memory = {planned.memory.offsets.size(), planned.memory.arena_size,
                   planned.memory.lower_bound, planned.memory.total};
   build.functions = lowered.size();
+  for (std::size_t i = 0; i < lowered.size(); ++i)
+    build.built.push_back(
+        {lowered[i].callee->name(), generated.symbols[i],
+         lowered[i].target ? options.targets[*lowered[i].target].target : std::string("c")});
   build.compiler_stats = compiler.stats();
   build.sources = std::move(generated.files);
   build.program = std::move(planned.program);

@@ -9,24 +9,46 @@
 //          ── compile ───▶ shared library (uma/runtime/c_compiler.h), loaded
 //
 // build_for_host() in src/build/host.cc runs the stages in this order; each is also a
-// function of its own below, so that a test (or the UMA build driver, which adds
-// backends' targets) can call it alone.
+// function of its own below, so that a test can call it alone. Functions partitioned for a
+// backend's target (Compiler = "<target>") go through that target's TargetPipeline: its
+// strategies, its loop-IR passes after the core's in each phase, its codegen hooks and its
+// C sources. The UMA build driver (uma/uma/build.h) fills those in from the backends.
 #pragma once
 
 #include <chrono>
+#include <functional>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "uma/codegen/c/c_codegen.h"
 #include "uma/graph/ir.h"
 #include "uma/graph/pass.h"
+#include "uma/lower/compute.h"
 #include "uma/runtime/c_compiler.h"
 #include "uma/runtime/executor.h"
 #include "uma/runtime/memory_planner.h"
 #include "uma/tir/phases.h"
 
 namespace uma::build {
+
+// How the functions of one backend target are built, beyond what the host's get.
+struct TargetPipeline {
+  std::string target;  // the Compiler attribute of its functions
+  // Compute rules that replace the defaults inside these functions only (may be null).
+  const lower::ComputeRegistry* overrides = nullptr;
+  // Runs on each function right after lowering, before TIR_PHASE_0 (the strategies'
+  // schedules); may be empty.
+  std::function<Expected<tir::PrimFunc>(const Function&, tir::PrimFunc)> after_lower;
+  // The backend's loop-IR passes, each phase's after the core's passes of that phase.
+  tir::TirPipeline passes;
+  codegen::CCodegenHooks hooks;
+  // C compiled and linked with the generated code.
+  std::vector<runtime::CSourceFile> sources;
+  std::vector<std::string> include_dirs;
+  std::vector<std::string> libraries;
+};
 
 struct HostBuildOptions {
   // Threads of the generated code. 1: serial C. More: each block's outermost loop is a
@@ -39,12 +61,25 @@ struct HostBuildOptions {
   // At most this many functions per generated C file: files compile in parallel and are
   // cached one by one.
   std::size_t functions_per_file = 16;
+  // The backend targets' pipelines. A function whose Compiler attribute names none of them
+  // is built as the host's are.
+  std::vector<TargetPipeline> targets;
 };
 
 // A function called from the host, lowered.
 struct LoweredCall {
   const Function* callee = nullptr;
   tir::PrimFunc func;
+  // The index in HostBuildOptions::targets of the pipeline it goes through; nullopt: the
+  // host's.
+  std::optional<std::size_t> target;
+};
+
+// A generated function, and who runs it.
+struct BuiltFunction {
+  std::string name;    // the graph function's
+  std::string symbol;  // the C symbol
+  std::string target;  // the backend target, or "c" for the host
 };
 
 // The figures of a memory plan, for reports.
@@ -64,6 +99,7 @@ struct HostBuild {
   std::shared_ptr<const runtime::HostProgram> program;
   std::size_t functions = 0;                  // generated functions
   std::vector<runtime::CSourceFile> sources;  // the generated C
+  std::vector<BuiltFunction> built;           // in order of first call
   MemoryReport memory;
   std::vector<StageTiming> timings;
   runtime::CCompilerStats compiler_stats;
@@ -72,12 +108,16 @@ struct HostBuild {
 // fuse-ops on the module's host functions.
 Status fuse_host_functions(Module& module, const PipelineOptions& options = {});
 
-// Lowers every function `host` calls (each once, in order of first call). Errors name the
-// call whose callee is not a function the host can run (a Primitive or partitioned one).
-Expected<std::vector<LoweredCall>> lower_calls(const Function& host);
+// Lowers every function `host` calls (each once, in order of first call), a backend
+// target's with its pipeline's overrides and after_lower. Errors name the call whose callee
+// is not a function the host can run (a Primitive or partitioned one).
+Expected<std::vector<LoweredCall>> lower_calls(const Function& host,
+                                               const std::vector<TargetPipeline>& targets = {});
 
-// Runs the loop-IR phases on each lowered function.
-Status run_tir_phases(std::vector<LoweredCall>& lowered, const tir::TirPipeline& pipeline,
+// Runs the loop-IR phases on each lowered function: `core`, and for a backend target's
+// function its passes after the core's in each phase.
+Status run_tir_phases(std::vector<LoweredCall>& lowered, const tir::TirPipeline& core,
+                      const std::vector<TargetPipeline>& targets = {},
                       const PipelineOptions& options = {});
 
 struct GeneratedC {
@@ -85,11 +125,13 @@ struct GeneratedC {
   std::vector<std::string> symbols;  // the entry point of each lowered function
 };
 
-// C for the lowered functions, at most `functions_per_file` per file. Errors when two
+// C for the lowered functions, at most `functions_per_file` per file, a backend target's
+// functions in files of their own ("<target>_<i>") with its hooks. Errors when two
 // functions would export the same C symbol.
 Expected<GeneratedC> generate_sources(const std::vector<LoweredCall>& lowered,
                                       const codegen::CCodegenOptions& options,
-                                      std::size_t functions_per_file);
+                                      std::size_t functions_per_file,
+                                      const std::vector<TargetPipeline>& targets = {});
 
 // The host function as a program: each call's arguments placed in the inputs, outputs,
 // weights blob or arena (planned from the intermediates' lifetimes). Function pointers are

@@ -1,0 +1,198 @@
+// The UMA backend interface: one class a backend author subclasses to bring an accelerator
+// or a kernel library into the compiler (DESIGN.md, "The UMA backend interface"; the
+// tutorial is docs/backend-tutorial.md).
+//
+// A backend declares everything in its constructor, in this order:
+//
+//   class MyNpu : public uma::Backend {
+//    public:
+//     MyNpu() : Backend("my_npu") {
+//       add_int_attr("dimension", 16, "the systolic array's side");         // 1. target
+//       add_pattern("conv2d", conv2d_pattern(), check_conv2d);               // 2. patterns
+//       add_graph_pass(GraphPhase::kPostPartitioning0, "my-npu-config", f);  // 3. graph passes
+//       add_strategy("nn.conv2d", lower::OpPattern::kAnchor, rule);          // 4. strategies
+//       add_tir_pass(TirPhase::k0, "my-npu-tensorize", g);                   // 5. loop-IR passes
+//       add_include("my_npu.h"); add_c_source("my_npu", kernel_code);        // 6. codegen
+//     }
+//   };
+//   UMA_TRY(uma::register_backend(context, std::make_unique<MyNpu>()));
+//
+// register_backend creates the target kind "my_npu" (with the attributes), the partition
+// target "my_npu" (composites "my_npu.conv2d", in registration order = priority), and keeps
+// the rest for the build driver (uma/uma/build.h), which runs each pass and hook with the
+// build's target of this kind: the attributes a user set ("my_npu --dimension=32") are
+// what every callback sees. Passes of one phase run in registration order, after the
+// core's passes of that phase. A strategy replaces an op's compute only inside the
+// functions partitioned for this backend's target; other targets never see it.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <map>
+#include <memory>
+#include <optional>
+#include <shared_mutex>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "uma/codegen/c/c_codegen.h"
+#include "uma/graph/ir.h"
+#include "uma/lower/compute.h"
+#include "uma/partition/partition.h"
+#include "uma/pattern/pattern.h"
+#include "uma/runtime/c_compiler.h"
+#include "uma/tir/ir.h"
+#include "uma/tir/schedule.h"
+#include "uma/uma/target.h"
+
+namespace uma {
+
+class Context;
+
+// Where a backend's graph pass runs (DESIGN.md, "Phase semantics").
+enum class GraphPhase : std::uint8_t {
+  kPrePartitioning,    // the whole graph, before merge-composite
+  kPostPartitioning0,  // right after partition-graph
+  kPostPartitioning1,  // after the host's ops are fused: every function self-contained
+};
+inline constexpr std::size_t kNumGraphPhases = 3;
+std::string_view graph_phase_name(GraphPhase phase);  // "PRE_PARTITIONING", ...
+
+// Where a backend's loop-IR pass runs: TIR_PHASE_0..3 (uma/tir/phases.h).
+enum class TirPhase : std::uint8_t { k0, k1, k2, k3 };
+
+// ---- What a backend declares ----
+
+// A pattern's predicate: accepts a match or rejects it with the reason the partition
+// report shows.
+using BackendPredicate = std::function<Status(const Match&, const Target&)>;
+// Whether the target runs a single op (outside any composite) by itself.
+using BackendOpSupport = std::function<Status(const Node&, const Target&)>;
+// A graph pass: whether it changed the module.
+using BackendGraphPass = std::function<Expected<bool>(Module&, const Target&)>;
+// A loop-IR pass: runs on each function partitioned for the backend's target (never on
+// the host's). Returns the function as given when it changes nothing.
+using BackendTirPass = std::function<Expected<tir::PrimFunc>(const tir::PrimFunc&, const Target&)>;
+// A strategy's compute: lower::ComputeRule with the target.
+using BackendComputeRule = std::function<Expected<std::vector<lower::Stage>>(
+    const Node&, const std::vector<lower::TensorView>&, lower::ComputeBuilder&, const Target&)>;
+// A strategy's schedule: runs on each function of the target that holds the op, right
+// after lowering (before the TIR_PHASE_0 passes).
+using BackendSchedule = std::function<Status(tir::Schedule&, const Target&)>;
+// Prints an extern call as C, or nullopt for the default `name(args...)`.
+using BackendExternPrinter = std::function<std::optional<std::string>(
+    const tir::CallNode&, const codegen::CExprPrinter&, const Target&)>;
+
+struct BackendPattern {
+  std::string name;  // the composite is "<target>.<name>"
+  PatternPtr pattern;
+  BackendPredicate predicate;  // may be empty
+};
+
+struct BackendGraphPassEntry {
+  GraphPhase phase;
+  std::string name;
+  BackendGraphPass run;
+};
+
+struct BackendTirPassEntry {
+  TirPhase phase;
+  std::string name;
+  BackendTirPass run;
+};
+
+struct BackendStrategy {
+  std::string op;
+  lower::OpPattern pattern = lower::OpPattern::kOpaque;
+  BackendComputeRule compute;
+  BackendSchedule schedule;  // may be empty
+};
+
+// C a backend adds to its functions' code and to the link.
+struct BackendCodegen {
+  std::vector<std::string> includes;          // "npu.h" or <npu/npu.h>
+  std::vector<std::string> include_dirs;      // -I for the generated code
+  std::vector<runtime::CSourceFile> sources;  // compiled and linked with the functions
+  std::vector<std::string> source_files;      // paths, read when a build needs them
+  std::vector<std::string> libraries;         // link arguments: "-lnpu", "/path/libnpu.a"
+  BackendExternPrinter print_extern_call;     // may be empty
+  bool declare_externs = true;                // see codegen::CCodegenHooks
+};
+
+// Everything a backend declared.
+struct BackendSpec {
+  std::string target_name;
+  std::vector<TargetAttrDef> attrs;
+  std::vector<BackendPattern> patterns;
+  BackendOpSupport supports_op;  // may be empty: composites only
+  std::vector<BackendGraphPassEntry> graph_passes;
+  std::vector<BackendStrategy> strategies;
+  std::vector<BackendTirPassEntry> tir_passes;
+  BackendCodegen codegen;
+};
+
+class Backend {
+ public:
+  virtual ~Backend() = default;
+  Backend(const Backend&) = delete;
+  Backend& operator=(const Backend&) = delete;
+
+  const std::string& target_name() const { return spec_.target_name; }
+  const BackendSpec& spec() const { return spec_; }
+
+ protected:
+  explicit Backend(std::string target_name) { spec_.target_name = std::move(target_name); }
+
+  // 1. Target attributes, with their defaults.
+  void add_string_attr(std::string name, std::string default_value, std::string help = {});
+  void add_int_attr(std::string name, std::int64_t default_value, std::string help = {});
+  void add_bool_attr(std::string name, bool default_value, std::string help = {});
+  // 2. Patterns, highest priority first.
+  void add_pattern(std::string name, PatternPtr pattern, BackendPredicate predicate = {});
+  void set_op_support(BackendOpSupport supports_op);
+  // 3. Graph passes.
+  void add_graph_pass(GraphPhase phase, std::string name, BackendGraphPass pass);
+  // 4. Operator strategies (one per op).
+  void add_strategy(std::string op, lower::OpPattern pattern, BackendComputeRule compute,
+                    BackendSchedule schedule = {});
+  // 5. Loop-IR passes.
+  void add_tir_pass(TirPhase phase, std::string name, BackendTirPass pass);
+  // 6. Codegen hooks.
+  void add_include(std::string header);
+  void add_include_dir(std::string dir);
+  void add_c_source(std::string name, std::string code);
+  void add_c_source_file(std::string path);
+  void add_library(std::string link_argument);
+  void set_extern_printer(BackendExternPrinter printer);
+  void set_declare_externs(bool declare);
+
+ private:
+  BackendSpec spec_;
+};
+
+// Registered backends by target name. Belongs to a Context; safe to use from several
+// threads.
+class BackendRegistry {
+ public:
+  // The backend, or null.
+  std::shared_ptr<const Backend> find(std::string_view target_name) const;
+  std::vector<std::string> names() const;
+
+ private:
+  friend Status register_backend(Context& context, std::unique_ptr<Backend> backend);
+  mutable std::shared_mutex mutex_;
+  std::map<std::string, std::shared_ptr<const Backend>, std::less<>> backends_;
+};
+
+// The backend's patterns as a partition target whose predicates see `target`.
+PartitionTarget partition_target(const BackendSpec& spec, const Target& target);
+
+// Wires a backend into `context`: its target kind, its partition target and the backend
+// itself. Errors (and registers nothing) when the declarations are inconsistent: a kind or
+// partition target of that name exists, an attribute is invalid or shadows a standard one,
+// two patterns or two strategies share a name or op, a strategy's op is not an op of the
+// context, a strategy or pass lacks its function.
+Status register_backend(Context& context, std::unique_ptr<Backend> backend);
+
+}  // namespace uma

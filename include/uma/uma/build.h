@@ -1,0 +1,69 @@
+// The UMA build driver: a module and a list of targets in, a program the executor runs out.
+//
+//   uma::build::build(module, {"vanilla --dimension=16", "c --threads=2"})
+//
+//   parse the targets: backends' in priority order (earlier wins), and one host ("c" when
+//   none is named)
+//   PRE_PARTITIONING      each backend's passes, in the order of the targets
+//   partition             merge-composite → annotate-target → merge-compiler-regions →
+//                         partition-graph, for all the backend targets at once
+//   POST_PARTITIONING_0   each backend's passes
+//   fuse-ops              the host's remaining ops grouped into fused functions
+//   POST_PARTITIONING_1   each backend's passes
+//   lower, TIR_PHASE_0..3, codegen, plan, compile, load (uma/build/host.h): each function
+//   partitioned for a backend with that backend's strategies, passes (after the core's in
+//   each phase) and codegen hooks, and its C sources and libraries in the link.
+//
+// Every backend callback gets the build's target of its kind, with the attributes set.
+// partition_for_targets runs the stages up to POST_PARTITIONING_0 alone, to inspect them.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "uma/build/host.h"
+#include "uma/graph/ir.h"
+#include "uma/uma/target.h"
+
+namespace uma {
+class PartitionReport;
+}  // namespace uma
+
+// In namespace build, beside the host build it extends: uma::build::build(module, targets).
+namespace uma::build {
+
+struct BuildTargets {
+  std::vector<Target> backends;  // in priority order
+  Target host;
+};
+
+// Parses the targets of a build. Errors name the target text at fault: a kind without a
+// registered backend (and not the host's), a kind named twice, two host targets.
+Expected<BuildTargets> parse_targets(const Context& context, const std::vector<std::string>& texts);
+
+struct BuildOptions {
+  // Partitioning (see PartitionOptions).
+  bool merge_regions = true;
+  bool bind_constants = true;
+  std::int64_t min_region_size = 0;
+  // Where partitioning records its decisions, when not null.
+  PartitionReport* report = nullptr;
+  // Verification, --print-after and timing of graph and loop-IR passes, backends' too.
+  PipelineOptions passes;
+  // The C compiler and its cache.
+  runtime::CCompilerOptions compiler;
+  std::size_t functions_per_file = 16;
+};
+
+// PRE_PARTITIONING, partitioning and POST_PARTITIONING_0 for the backend targets.
+Status partition_for_targets(Module& module, const BuildTargets& targets,
+                             const BuildOptions& options = {});
+
+// The whole build. The module is changed in place (partitioned and fused). The result
+// lists each generated function with the target that runs it.
+Expected<HostBuild> build(Module& module, const BuildTargets& targets,
+                          const BuildOptions& options = {});
+Expected<HostBuild> build(Module& module, const std::vector<std::string>& targets,
+                          const BuildOptions& options = {});
+
+}  // namespace uma::build

@@ -1,0 +1,157 @@
+// The backend's declarations and register_backend (see uma/uma/backend.h).
+#include "uma/uma/backend.h"
+
+#include <mutex>
+#include <set>
+
+#include "uma/graph/context.h"
+
+namespace uma {
+
+std::string_view graph_phase_name(GraphPhase phase) {
+  switch (phase) {
+    case GraphPhase::kPrePartitioning:
+      return "PRE_PARTITIONING";
+    case GraphPhase::kPostPartitioning0:
+      return "POST_PARTITIONING_0";
+    case GraphPhase::kPostPartitioning1:
+      return "POST_PARTITIONING_1";
+  }
+  return "?";
+}
+
+// ---- Declarations ----
+
+void Backend::add_string_attr(std::string name, std::string default_value, std::string help) {
+  spec_.attrs.push_back({std::move(name), std::move(default_value), std::move(help)});
+}
+void Backend::add_int_attr(std::string name, std::int64_t default_value, std::string help) {
+  spec_.attrs.push_back({std::move(name), default_value, std::move(help)});
+}
+void Backend::add_bool_attr(std::string name, bool default_value, std::string help) {
+  spec_.attrs.push_back({std::move(name), default_value, std::move(help)});
+}
+void Backend::add_pattern(std::string name, PatternPtr pattern, BackendPredicate predicate) {
+  spec_.patterns.push_back({std::move(name), std::move(pattern), std::move(predicate)});
+}
+void Backend::set_op_support(BackendOpSupport supports_op) {
+  spec_.supports_op = std::move(supports_op);
+}
+void Backend::add_graph_pass(GraphPhase phase, std::string name, BackendGraphPass pass) {
+  spec_.graph_passes.push_back({phase, std::move(name), std::move(pass)});
+}
+void Backend::add_strategy(std::string op, lower::OpPattern pattern, BackendComputeRule compute,
+                           BackendSchedule schedule) {
+  spec_.strategies.push_back({std::move(op), pattern, std::move(compute), std::move(schedule)});
+}
+void Backend::add_tir_pass(TirPhase phase, std::string name, BackendTirPass pass) {
+  spec_.tir_passes.push_back({phase, std::move(name), std::move(pass)});
+}
+void Backend::add_include(std::string header) {
+  spec_.codegen.includes.push_back(std::move(header));
+}
+void Backend::add_include_dir(std::string dir) {
+  spec_.codegen.include_dirs.push_back(std::move(dir));
+}
+void Backend::add_c_source(std::string name, std::string code) {
+  spec_.codegen.sources.push_back({std::move(name), std::move(code)});
+}
+void Backend::add_c_source_file(std::string path) {
+  spec_.codegen.source_files.push_back(std::move(path));
+}
+void Backend::add_library(std::string link_argument) {
+  spec_.codegen.libraries.push_back(std::move(link_argument));
+}
+void Backend::set_extern_printer(BackendExternPrinter printer) {
+  spec_.codegen.print_extern_call = std::move(printer);
+}
+void Backend::set_declare_externs(bool declare) { spec_.codegen.declare_externs = declare; }
+
+// ---- Registration ----
+
+namespace {
+
+// The declarations' own consistency, before anything is registered.
+Status check_spec(const Context& context, const BackendSpec& spec) {
+  std::set<std::string, std::less<>> names;
+  for (const BackendPattern& pattern : spec.patterns) {
+    if (pattern.name.empty() || pattern.name.find('.') != std::string::npos)
+      return make_error("pattern name '{}' is empty or holds a '.'", pattern.name);
+    if (!names.insert(pattern.name).second)
+      return make_error("pattern '{}' is declared twice", pattern.name);
+    if (pattern.pattern == nullptr) return make_error("pattern '{}' is null", pattern.name);
+  }
+  std::set<std::string, std::less<>> ops;
+  for (const BackendStrategy& strategy : spec.strategies) {
+    if (!ops.insert(strategy.op).second)
+      return make_error("op '{}' has two strategies", strategy.op);
+    if (context.ops().find(strategy.op) == nullptr)
+      return make_error("strategy for '{}': no such op", strategy.op);
+    if (!strategy.compute) return make_error("strategy for '{}' has no compute", strategy.op);
+  }
+  for (const BackendGraphPassEntry& pass : spec.graph_passes)
+    if (pass.name.empty() || !pass.run)
+      return make_error("a graph pass at {} has no name or no function",
+                        graph_phase_name(pass.phase));
+  for (const BackendTirPassEntry& pass : spec.tir_passes)
+    if (pass.name.empty() || !pass.run)
+      return make_error("a loop-IR pass at TIR_PHASE_{} has no name or no function",
+                        static_cast<int>(pass.phase));
+  return Status::success();
+}
+
+}  // namespace
+
+PartitionTarget partition_target(const BackendSpec& spec, const Target& target) {
+  PartitionTarget partition{spec.target_name, {}, {}};
+  for (const BackendPattern& pattern : spec.patterns) {
+    std::function<Status(const Match&)> predicate;
+    if (pattern.predicate)
+      predicate = [check = pattern.predicate, target](const Match& m) { return check(m, target); };
+    partition.patterns.push_back({pattern.name, pattern.pattern, std::move(predicate)});
+  }
+  if (spec.supports_op)
+    partition.supports_op = [check = spec.supports_op, target](const Node& node) {
+      return check(node, target);
+    };
+  return partition;
+}
+
+std::shared_ptr<const Backend> BackendRegistry::find(std::string_view target_name) const {
+  std::shared_lock lock(mutex_);
+  auto it = backends_.find(target_name);
+  return it == backends_.end() ? nullptr : it->second;
+}
+
+std::vector<std::string> BackendRegistry::names() const {
+  std::shared_lock lock(mutex_);
+  std::vector<std::string> names;
+  for (const auto& [name, _] : backends_) names.push_back(name);
+  return names;
+}
+
+Status register_backend(Context& context, std::unique_ptr<Backend> backend) {
+  if (backend == nullptr) return make_error("register_backend: the backend is null");
+  const BackendSpec& spec = backend->spec();
+  auto fail = [&](const Error& error) {
+    return error.with_context(fmt::format("backend '{}'", spec.target_name));
+  };
+  if (Status checked = check_spec(context, spec); !checked) return fail(checked.error());
+  // One registration at a time, so that the checks below still hold when it is made.
+  BackendRegistry& registry = context.backends();
+  std::unique_lock lock(registry.mutex_);
+  if (context.partition_targets().find(spec.target_name))
+    return fail(make_error("a partition target of that name is registered already"));
+  if (Status added = context.target_kinds().add({spec.target_name, spec.attrs, false}); !added)
+    return fail(added.error());
+  // The kind is valid, so the partition target's name is too.
+  Expected<std::shared_ptr<const TargetKind>> kind = context.target_kinds().find(spec.target_name);
+  UMA_CHECK(kind.ok());
+  Target defaults(*kind, {});
+  UMA_CHECK(context.partition_targets().add(partition_target(spec, defaults)).ok());
+  std::string name = spec.target_name;
+  registry.backends_.emplace(std::move(name), std::shared_ptr<const Backend>(std::move(backend)));
+  return Status::success();
+}
+
+}  // namespace uma

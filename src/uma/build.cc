@@ -1,0 +1,205 @@
+// The UMA build driver (see uma/uma/build.h): build() lists the stages in order.
+#include "uma/uma/build.h"
+
+#include <set>
+
+#include "uma/graph/context.h"
+#include "uma/lower/lower.h"
+#include "uma/partition/partition.h"
+#include "uma/support/file.h"
+#include "uma/uma/backend.h"
+
+namespace uma::build {
+namespace {
+
+// A backend's graph pass with the build's target, so that a PassManager verifies, prints
+// and times it like a core pass.
+class BoundGraphPass : public Pass {
+ public:
+  BoundGraphPass(const BackendGraphPassEntry& entry, const Target& target)
+      : entry_(entry), target_(target) {}
+  std::string_view name() const override { return entry_.name; }
+  Expected<bool> run(Module& module) override { return entry_.run(module, target_); }
+
+ private:
+  const BackendGraphPassEntry& entry_;
+  const Target& target_;
+};
+
+struct BoundBackend {
+  std::shared_ptr<const Backend> backend;
+  const Target* target;
+};
+
+std::vector<BoundBackend> bind_backends(const Context& context, const BuildTargets& targets) {
+  std::vector<BoundBackend> bound;
+  for (const Target& target : targets.backends)
+    bound.push_back({context.backends().find(target.name()), &target});
+  return bound;
+}
+
+// Each backend's passes of `phase`, in the order of the targets, then of registration.
+Status run_graph_phase(Module& module, const std::vector<BoundBackend>& backends, GraphPhase phase,
+                       const PipelineOptions& options) {
+  PassManager passes(options);
+  for (const BoundBackend& bound : backends)
+    for (const BackendGraphPassEntry& entry : bound.backend->spec().graph_passes)
+      if (entry.phase == phase) passes.add(std::make_unique<BoundGraphPass>(entry, *bound.target));
+  UMA_TRY_ASSIGN(bool changed, passes.run(module));
+  (void)changed;
+  return Status::success();
+}
+
+// The ops of a function, those inside its composites included.
+void collect_ops(const Function& function, std::set<std::string, std::less<>>& ops) {
+  for (const auto& node : function.nodes()) {
+    if (node->is_op("call"))
+      collect_ops(*node->callee(), ops);
+    else
+      ops.insert(node->op_name());
+  }
+}
+
+// What the host build needs of one backend target. `overrides` keeps the strategies'
+// registry alive for the build.
+Expected<TargetPipeline> target_pipeline(const BoundBackend& bound,
+                                         std::unique_ptr<lower::ComputeRegistry>& overrides) {
+  const BackendSpec& spec = bound.backend->spec();
+  const Target& target = *bound.target;
+  TargetPipeline pipeline;
+  pipeline.target = spec.target_name;
+
+  overrides = std::make_unique<lower::ComputeRegistry>();
+  for (const BackendStrategy& strategy : spec.strategies) {
+    lower::ComputeRule rule = [compute = strategy.compute, &target](
+                                  const Node& node, const std::vector<lower::TensorView>& inputs,
+                                  lower::ComputeBuilder& builder) {
+      return compute(node, inputs, builder, target);
+    };
+    UMA_TRY(overrides->add(strategy.op, strategy.pattern, std::move(rule)));
+  }
+  pipeline.overrides = overrides.get();
+  pipeline.after_lower = [&spec, &target](const Function& function,
+                                          tir::PrimFunc func) -> Expected<tir::PrimFunc> {
+    std::set<std::string, std::less<>> ops;
+    collect_ops(function, ops);
+    tir::Schedule schedule(std::move(func));
+    for (const BackendStrategy& strategy : spec.strategies) {
+      if (!strategy.schedule || !ops.count(strategy.op)) continue;
+      Status scheduled = strategy.schedule(schedule, target);
+      if (!scheduled)
+        return scheduled.error().with_context(
+            fmt::format("the schedule of {}'s strategy for {}", spec.target_name, strategy.op));
+    }
+    return schedule.func();
+  };
+
+  for (const BackendTirPassEntry& entry : spec.tir_passes) {
+    tir::FuncPass pass{entry.name, [run = entry.run, &target](const tir::PrimFunc& func) {
+                         return run(func, target);
+                       }};
+    pipeline.passes[static_cast<std::size_t>(entry.phase)].push_back(std::move(pass));
+  }
+
+  const BackendCodegen& codegen = spec.codegen;
+  pipeline.hooks.includes = codegen.includes;
+  pipeline.hooks.declare_externs = codegen.declare_externs;
+  if (codegen.print_extern_call)
+    pipeline.hooks.print_extern_call = [print = codegen.print_extern_call, &target](
+                                           const tir::CallNode& call,
+                                           const codegen::CExprPrinter& printer) {
+      return print(call, printer, target);
+    };
+  pipeline.sources = codegen.sources;
+  for (const std::string& path : codegen.source_files) {
+    Expected<std::string> code = read_file(path);
+    if (!code)
+      return code.error().with_context(fmt::format("backend '{}': C source", spec.target_name));
+    pipeline.sources.push_back({spec.target_name + "_source", std::move(*code)});
+  }
+  pipeline.include_dirs = codegen.include_dirs;
+  pipeline.libraries = codegen.libraries;
+  return pipeline;
+}
+
+}  // namespace
+
+Expected<BuildTargets> parse_targets(const Context& context,
+                                     const std::vector<std::string>& texts) {
+  std::vector<Target> backends;
+  std::optional<Target> host;
+  for (const std::string& text : texts) {
+    UMA_TRY_ASSIGN(Target target, context.target_kinds().parse(text));
+    auto fail = [&](std::string message) {
+      return Error(fmt::format("target '{}': {}", text, message));
+    };
+    if (target.is_host()) {
+      if (host) return fail(fmt::format("a second host target (the first is '{}')", host->str()));
+      host = std::move(target);
+      continue;
+    }
+    if (context.backends().find(target.name()) == nullptr)
+      return fail(fmt::format("target kind '{}' has no backend", target.name()));
+    for (const Target& earlier : backends)
+      if (earlier.name() == target.name())
+        return fail(fmt::format("target kind '{}' is named twice", target.name()));
+    backends.push_back(std::move(target));
+  }
+  if (!host) {
+    UMA_TRY_ASSIGN(Target target, context.target_kinds().parse(kHostTargetKind));
+    host = std::move(target);
+  }
+  return BuildTargets{std::move(backends), std::move(*host)};
+}
+
+Status partition_for_targets(Module& module, const BuildTargets& targets,
+                             const BuildOptions& options) {
+  std::vector<BoundBackend> backends = bind_backends(module.context(), targets);
+  UMA_TRY(run_graph_phase(module, backends, GraphPhase::kPrePartitioning, options.passes));
+  if (!backends.empty()) {
+    PartitionOptions partition_options{.merge_regions = options.merge_regions,
+                                       .bind_constants = options.bind_constants,
+                                       .min_region_size = options.min_region_size,
+                                       .report = options.report};
+    for (const BoundBackend& bound : backends) {
+      partition_options.targets.push_back(bound.target->name());
+      partition_options.resolved.push_back(std::make_shared<const PartitionTarget>(
+          partition_target(bound.backend->spec(), *bound.target)));
+    }
+    PassManager partition = create_partition_pipeline(partition_options, options.passes);
+    UMA_TRY_ASSIGN(bool changed, partition.run(module));
+    (void)changed;
+  }
+  return run_graph_phase(module, backends, GraphPhase::kPostPartitioning0, options.passes);
+}
+
+Expected<HostBuild> build(Module& module, const BuildTargets& targets,
+                          const BuildOptions& options) {
+  UMA_TRY(partition_for_targets(module, targets, options));
+  std::vector<BoundBackend> backends = bind_backends(module.context(), targets);
+  UMA_TRY(fuse_host_functions(module, options.passes));
+  UMA_TRY(run_graph_phase(module, backends, GraphPhase::kPostPartitioning1, options.passes));
+
+  HostBuildOptions host_options{.compiler = options.compiler,
+                                .passes = options.passes,
+                                .functions_per_file = options.functions_per_file};
+  UMA_TRY_ASSIGN(std::int64_t threads, targets.host.get_int("threads"));
+  if (threads < 1 || threads > 1024)
+    return make_error("target '{}': threads must be in [1, 1024], not {}", targets.host.str(),
+                      threads);
+  host_options.threads = static_cast<int>(threads);
+  std::vector<std::unique_ptr<lower::ComputeRegistry>> overrides(backends.size());
+  for (std::size_t b = 0; b < backends.size(); ++b) {
+    UMA_TRY_ASSIGN(TargetPipeline pipeline, target_pipeline(backends[b], overrides[b]));
+    host_options.targets.push_back(std::move(pipeline));
+  }
+  return build_for_host(module, host_options);
+}
+
+Expected<HostBuild> build(Module& module, const std::vector<std::string>& targets,
+                          const BuildOptions& options) {
+  UMA_TRY_ASSIGN(BuildTargets parsed, parse_targets(module.context(), targets));
+  return build(module, parsed, options);
+}
+
+}  // namespace uma::build
