@@ -141,7 +141,7 @@ class AnnotateTargetPass final : public Pass {
   std::string_view name() const override { return "annotate-target"; }
 
   Expected<bool> run(Module& module) override {
-    UMA_TRY_ASSIGN(TargetList targets, find_targets(module.context(), options_.targets, name()));
+    UMA_TRY_ASSIGN(TargetList targets, find_targets(module.context(), options_, name()));
     Annotator annotator(targets, options_.report);
     bool changed = false;
     for (Function* function : module.functions()) {

@@ -28,10 +28,14 @@
 // the nearest miss (NoPatternMatched, "<target>.<pattern>: <failure>", for the failure that
 // got furthest among the target's patterns at that node).
 //
-// Cost: patterns × nodes match attempts, each usually failing at the root's op; without a
-// report, a node whose op cannot be the root of a pattern is not tried at all. The cycle
-// check searches backwards only between the earliest outside user and the root.
+// Cost: the function is walked once, to number its nodes and note which ones a pattern may
+// take and their ops; each pattern then scans that compact table, not the function, so
+// that a large function is not streamed through the caches once per pattern. Without a
+// report, a node whose op cannot be the root of the pattern is not even looked at; with one,
+// every node is tried (patterns × nodes attempts), to find its nearest miss. The cycle check
+// searches backwards only between the earliest outside user and the root.
 #include <algorithm>
+#include <cstdint>
 #include <optional>
 #include <unordered_map>
 #include <unordered_set>
@@ -87,9 +91,8 @@ struct PatternEntry {
   std::string composite;  // "<target>.<pattern>"
   std::optional<std::vector<std::string>> root_ops;
 
-  bool may_root_at(const Node& node) const {
-    return !root_ops ||
-           std::find(root_ops->begin(), root_ops->end(), node.op_name()) != root_ops->end();
+  bool may_root_at(const OpDef& op) const {
+    return !root_ops || std::find(root_ops->begin(), root_ops->end(), op.name) != root_ops->end();
   }
 };
 
@@ -105,8 +108,16 @@ class FunctionMerger {
  public:
   FunctionMerger(Function& function, PartitionReport* report, std::size_t& next_index)
       : function_(function), report_(report), next_index_(next_index) {
-    std::size_t position = 0;
-    for (const auto& node : function.nodes()) position_[node.get()] = position++;
+    std::unordered_map<const OpDef*, std::uint32_t> op_index;
+    slots_.reserve(function.num_nodes());
+    position_.reserve(function.num_nodes());
+    for (const auto& owned : function.nodes()) {
+      Node* node = owned.get();
+      position_[node] = slots_.size();
+      auto [op, added] = op_index.emplace(&node->op(), static_cast<std::uint32_t>(ops_.size()));
+      if (added) ops_.push_back(&node->op());
+      slots_.push_back({node, op->second, !node->is_op("constant") && !is_claimed_already(*node)});
+    }
   }
 
   Status run_target(const PartitionTarget& target) {
@@ -125,13 +136,15 @@ class FunctionMerger {
   // The matches are found first and replaced afterwards, first to last, so that composites
   // are numbered in the function's order.
   Status run_pattern(const PatternEntry& entry) {
-    std::unordered_set<const Node*> taken;
+    // Which of the function's ops the pattern's root can have; with a report, every node is
+    // tried, so that it can say how near the pattern came.
+    std::vector<char> may_root(ops_.size());
+    for (std::size_t i = 0; i < ops_.size(); ++i)
+      may_root[i] = report_ != nullptr || entry.may_root_at(*ops_[i]);
     std::vector<Match> accepted;
-    const auto& nodes = function_.nodes();
-    for (auto it = nodes.rbegin(); it != nodes.rend(); ++it) {
-      Node* node = it->get();
-      if (node->is_op("constant") || is_claimed_already(*node) || taken.count(node)) continue;
-      if (report_ == nullptr && !entry.may_root_at(*node)) continue;
+    for (auto slot = slots_.rbegin(); slot != slots_.rend(); ++slot) {
+      if (!slot->open || !may_root[slot->op]) continue;
+      Node* node = slot->node;
       for (Value* result : node->results()) {
         auto matched = match(*entry.pattern->pattern, result);
         if (const auto* failure = std::get_if<MatchFailure>(&matched)) {
@@ -139,13 +152,14 @@ class FunctionMerger {
           continue;
         }
         Match& m = std::get<Match>(matched);
-        if (!is_free(m, node, taken)) continue;
+        if (!is_free(m, node)) continue;
         if (std::optional<Refusal> rejection = check(m, entry)) {
           note_rejection(m, *rejection);
           continue;
         }
+        // Its nodes are replaced once the sweep is over: no later match may take them.
         for (Node* covered : m.nodes)
-          if (!covered->is_op("constant")) taken.insert(covered);
+          if (!covered->is_op("constant")) slots_[position(covered)].open = false;
         accepted.push_back(std::move(m));
         break;
       }
@@ -164,8 +178,7 @@ class FunctionMerger {
   // The match is rooted at `root`'s result, covers no node taken before, and none of its
   // inputs is computed inside it (a pattern whose wildcard binds a value another of its
   // sub-patterns matched: such a match cannot be cut out).
-  static bool is_free(const Match& m, const Node* root,
-                      const std::unordered_set<const Node*>& taken) {
+  bool is_free(const Match& m, const Node* root) const {
     if (m.root == nullptr || m.root->producer() != root ||
         std::find(m.nodes.begin(), m.nodes.end(), root) == m.nodes.end())
       return false;
@@ -174,7 +187,8 @@ class FunctionMerger {
           std::find(m.nodes.begin(), m.nodes.end(), input->producer()) != m.nodes.end())
         return false;
     return std::none_of(m.nodes.begin(), m.nodes.end(), [&](const Node* node) {
-      return !node->is_op("constant") && (is_claimed_already(*node) || taken.count(node));
+      return !node->is_op("constant") &&
+             (is_claimed_already(*node) || !slots_[position(node)].open);
     });
   }
 
@@ -362,9 +376,20 @@ class FunctionMerger {
     }
   }
 
+  // A node of the function as the pass found it, at its position.
+  struct Slot {
+    Node* node;
+    std::uint32_t op;  // index in ops_
+    // A pattern may still take it: not a constant, not claimed before the pass, not in a
+    // match accepted since (which erases it).
+    bool open;
+  };
+
   Function& function_;
   PartitionReport* report_;
   std::size_t& next_index_;
+  std::vector<Slot> slots_;
+  std::vector<const OpDef*> ops_;  // the function's distinct ops
   std::unordered_map<const Node*, std::size_t> position_;
   std::unordered_map<const Node*, Why> why_;
   bool changed_ = false;
@@ -377,7 +402,7 @@ class MergeCompositePass final : public Pass {
   std::string_view name() const override { return "merge-composite"; }
 
   Expected<bool> run(Module& module) override {
-    UMA_TRY_ASSIGN(TargetList targets, find_targets(module.context(), options_.targets, name()));
+    UMA_TRY_ASSIGN(TargetList targets, find_targets(module.context(), options_, name()));
     std::size_t next_index = 0;
     bool changed = false;
     // The list is taken before composites are added; they are not host functions anyway.
