@@ -66,6 +66,9 @@ void Backend::set_extern_printer(BackendExternPrinter printer) {
   spec_.codegen.print_extern_call = std::move(printer);
 }
 void Backend::set_declare_externs(bool declare) { spec_.codegen.declare_externs = declare; }
+void Backend::set_extern_status(bool returns_status) {
+  spec_.codegen.extern_status = returns_status;
+}
 
 // ---- Registration ----
 

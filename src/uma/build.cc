@@ -104,6 +104,7 @@ Expected<TargetPipeline> target_pipeline(const BoundBackend& bound,
   const BackendCodegen& codegen = spec.codegen;
   pipeline.hooks.includes = codegen.includes;
   pipeline.hooks.declare_externs = codegen.declare_externs;
+  pipeline.hooks.extern_status = codegen.extern_status;
   if (codegen.print_extern_call)
     pipeline.hooks.print_extern_call = [print = codegen.print_extern_call, &target](
                                            const tir::CallNode& call,

@@ -118,6 +118,7 @@ struct BackendCodegen {
   std::vector<std::string> libraries;         // link arguments: "-lnpu", "/path/libnpu.a"
   BackendExternPrinter print_extern_call;     // may be empty
   bool declare_externs = true;                // see codegen::CCodegenHooks
+  bool extern_status = false;                 // see codegen::CCodegenHooks
 };
 
 // Everything a backend declared.
@@ -166,6 +167,8 @@ class Backend {
   void add_library(std::string link_argument);
   void set_extern_printer(BackendExternPrinter printer);
   void set_declare_externs(bool declare);
+  // Extern calls return a status, 0 for success; the generated function returns a failure.
+  void set_extern_status(bool returns_status);
 
  private:
   BackendSpec spec_;

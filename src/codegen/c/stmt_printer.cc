@@ -319,10 +319,26 @@ void FunctionPrinter::evaluate(const EvaluateNode& op, CodeWriter& out) {
   if (op.value.as<IntImmNode>()) return;  // a no-op
   std::string value = text(op.value);
   flush_prelude(out);
-  if (op.value.as<CallNode>())
-    out.line(value + ";");
-  else
+  const auto* call = op.value.as<CallNode>();
+  if (call == nullptr) {
     out.line(fmt::format("(void)({});", value));
+  } else if (call->call_kind == CallNode::CallKind::kExtern && unit_.options.hooks.extern_status) {
+    // A backend's driver call: its failure becomes the function's result.
+    uses_status_ = true;
+    out.open("");
+    out.line(fmt::format("const int32_t uma_call_status = {};", value));
+    if (in_parallel_) {
+      out.open("if (uma_call_status != 0)");
+      out.line("#pragma omp atomic write");
+      out.line("uma_status = uma_call_status;");
+      out.close();
+    } else {
+      out.line("if (uma_call_status != 0 && uma_status == 0) uma_status = uma_call_status;");
+    }
+    out.close();
+  } else {
+    out.line(value + ";");
+  }
 }
 
 void FunctionPrinter::block(const BlockNode& op, CodeWriter& out) {

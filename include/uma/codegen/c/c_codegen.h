@@ -9,7 +9,8 @@
 //
 // where args[k] is the address of the k-th parameter buffer (inputs then outputs, in
 // PrimFunc::params order). Buffers passed to one call must not overlap (the pointers are
-// `restrict`). The result is 0, or -1 when a heap allocation of the function failed.
+// `restrict`). The result is 0, or -1 when a heap allocation of the function failed, or an
+// extern call's nonzero status (with CCodegenHooks::extern_status).
 //
 // Every name that comes from a model (symbols, buffers, variables) is sanitized into a C
 // identifier that cannot collide with a keyword, a standard header's name or the
@@ -55,6 +56,11 @@ struct CCodegenHooks {
   // Whether extern functions printed the default way get a prototype derived from the
   // call's types (pointers as void*). Turn it off when an include declares them.
   bool declare_externs = true;
+  // Whether extern calls evaluated for their effect return a status, 0 for success (as an
+  // accelerator's driver does): a nonzero one becomes the function's result (the first
+  // failure's; inside a parallel loop, any failure's). The statements after a failed call
+  // still run. Off: the status is ignored.
+  bool extern_status = false;
 };
 
 struct CCodegenOptions {
