@@ -41,8 +41,7 @@ Status load_plugin(Context& context, const std::string& path) {
   // Never closed from here on: the backends it registers run its code.
   Status registered = info->register_backends(context);
   if (!registered)
-    return fail(fmt::format("registering {} failed: {}", info->name != nullptr ? info->name : "it",
-                            registered.error().message()));
+    return fail(fmt::format("registering its backends failed: {}", registered.error().message()));
   return Status::success();
 }
 

@@ -1,0 +1,2 @@
+// A shared library without the plugin entry point.
+extern "C" int not_a_plugin() { return 0; }
