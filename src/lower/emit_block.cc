@@ -112,11 +112,6 @@ class FlagScope {
 
 }  // namespace
 
-std::vector<Expr> element_indices(std::vector<Expr> indices) {
-  if (indices.empty()) indices.push_back(Expr(0));
-  return indices;
-}
-
 std::vector<Var> output_vars(const Stage& stage) {
   return make_vars(stage.axis_names, stage.shape.size(), "i");
 }
@@ -132,7 +127,7 @@ Stmt emit_block(const BlockRequest& request) {
   auto store = [&](const Expr& value) {
     Expr stored = request.epilogue ? request.epilogue(value) : value;
     return StoreNode::make(target, simplify(cast(target->dtype, stored), bounds),
-                           element_indices(simplified(request.vars, bounds)));
+                           simplified(request.vars, bounds));
   };
 
   Stmt body;

@@ -11,10 +11,6 @@
 
 namespace uma::lower {
 
-// The indices of an element of a buffer: `indices`, or for a buffer of rank 0 the one flat
-// index 0 (the form C code generation reads).
-std::vector<tir::Expr> element_indices(std::vector<tir::Expr> indices);
-
 // The variables of a stage's output loops, named after stage.axis_names (else i0, i1, ...).
 std::vector<tir::Var> output_vars(const Stage& stage);
 

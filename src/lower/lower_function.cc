@@ -52,10 +52,8 @@ struct Placeholder {
 };
 
 TensorView buffer_view(const Buffer& buffer, DType dtype, const Shape& shape) {
-  return TensorView{
-      dtype, shape,
-      [buffer](const Indices& idx) { return LoadNode::make(buffer, element_indices(idx)); },
-      buffer};
+  return TensorView{dtype, shape,
+                    [buffer](const Indices& idx) { return LoadNode::make(buffer, idx); }, buffer};
 }
 
 std::vector<Expr> shape_exprs(const Shape& shape) {

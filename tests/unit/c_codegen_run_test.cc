@@ -366,6 +366,34 @@ TEST(CCodegenRun, LetsIfsAndUnrolledLoops) {
   EXPECT_EQ(o, (std::vector<float>{2, 8, -3, 4}));
 }
 
+TEST(CCodegenRun, RankZeroBuffersTakeNoIndices) {
+  // Scalars as rank-0 buffers, read and written with no index (as before flattening):
+  // out[] = a[] * 2 + b[1], and a local acc[] summing b into total[].
+  Buffer a = make_buffer("a", DType::f32, {}), b = make_buffer("b", DType::f32, {Expr(3)});
+  Buffer out = make_buffer("out", DType::f32, {}), total = make_buffer("total", DType::f32, {});
+  Buffer acc = make_buffer("acc", DType::f32, {});
+  Var k = index_var("k");
+  Stmt sum = AllocateNode::make(
+      acc,
+      SeqNode::make({
+          StoreNode::make(acc, Expr(0.0), {}),
+          loop(k, 3, StoreNode::make(acc, LoadNode::make(acc, {}) + LoadNode::make(b, {k}), {})),
+          StoreNode::make(total, LoadNode::make(acc, {}), {}),
+      }));
+  Stmt body = SeqNode::make({
+      StoreNode::make(out, LoadNode::make(a, {}) * 2.0 + LoadNode::make(b, {Expr(1)}), {}),
+      sum,
+  });
+  auto built = build({make_func("scalars", {a, b, out, total}, 2, body)});
+  ASSERT_TRUE(built.ok()) << built.error().message();
+  EXPECT_NE(built->source.code.find("out[0] = "), std::string::npos) << built->source.code;
+  float av = 1.5f, ov = 0, tv = 0;
+  std::vector<float> bv = {0.25f, -4, 8};
+  ASSERT_EQ(call(*built, 0, {&av, bv.data(), &ov, &tv}), 0);
+  EXPECT_EQ(ov, -1.0f);
+  EXPECT_EQ(tv, 4.25f);
+}
+
 TEST(CCodegenRun, LiteralArithmeticHappensInTheIRType) {
   // 100000 * 100000 overflows int but not i64.
   Buffer out = make_buffer("out", DType::i64, {Expr(1)});

@@ -181,6 +181,21 @@ TEST_F(HostBuildTest, LargeIntermediatesOfAFunctionComeFromTheArena) {
     EXPECT_EQ(file.code.find("uma_alloc("), std::string::npos) << file.code;
 }
 
+TEST_F(HostBuildTest, ScalarOutputsOfRankZero) {
+  // A sum over every axis without keepdims is a 0-d tensor: lowering reads and writes its
+  // rank-0 buffer with no indices, through the phases (parallelize-blocks too) to the C.
+  Value* x = main.add_param(tensor({3, 4, 5}), "x");
+  Value* total = b.value("sum", {x}, test::make_attrs({{"keepdims", std::int64_t{0}}}));
+  Value* y = main.add_param(tensor({}), "y");
+  main.set_outputs({total, b.value("multiply", {total, y}), b.value("nn.relu", {y})});
+  for (int threads : {1, 2}) {
+    SCOPED_TRACE(threads);
+    HostBuild built = build_and_check(options(threads));
+    ASSERT_NE(built.program, nullptr);
+    EXPECT_EQ(built.program->outputs.size(), 3u);
+  }
+}
+
 TEST_F(HostBuildTest, Errors) {
   Value* x = main.add_param(tensor({3}), "x");
   main.set_outputs({b.value("nn.relu", {x})});

@@ -339,6 +339,8 @@ FunctionPrinter::Printed FunctionPrinter::offset(const Buffer& buffer,
     return {fmt::format("{} + {}", wrap(a.text, a.prec, kAdd), wrap(b.text, b.prec, kAdd + 1)),
             kAdd};
   };
+  // No index: the one element of a rank-0 buffer (a scalar).
+  if (indices.empty()) return {"0", kPrimary};
   // One index: a flat offset, unless it indexes a strided 1-d buffer.
   if (indices.size() == 1 && !(buffer->shape.size() == 1 && !buffer->strides.empty()))
     return expr(indices[0]);
