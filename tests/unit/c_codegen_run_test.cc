@@ -304,6 +304,28 @@ TEST(CCodegenRun, IntegerDivisionAndPowerAreDefinedEverywhere) {
   EXPECT_EQ(pv, (std::vector<std::int32_t>{49, 49, 0, 0, 1, 0, 1264544299, 0, -1, 0, 1}));
 }
 
+TEST(CCodegenRun, SignedOverflowWrapsAsInTheIR) {
+  // The loop IR's integers wrap. In C a signed overflow is undefined, and at -O2 GCC folds
+  // x + 1 > x to true; the driver's default -fwrapv makes the generated code wrap instead.
+  Buffer a = make_buffer("a", DType::i32, {Expr(1)}), b = make_buffer("b", DType::i64, {Expr(1)});
+  Buffer out = make_buffer("out", DType::i32, {Expr(2)});
+  auto grows = [](const Buffer& buffer) {
+    Expr x = LoadNode::make(buffer, {Expr(0)});
+    Expr one = IntImmNode::make(x.type(), 1);
+    return SelectNode::make(x + one > x, IntImmNode::make(DataType::scalar(DType::i32), 1),
+                            IntImmNode::make(DataType::scalar(DType::i32), 0));
+  };
+  Stmt body = SeqNode::make(
+      {StoreNode::make(out, grows(a), {Expr(0)}), StoreNode::make(out, grows(b), {Expr(1)})});
+  auto built = build({make_func("wraps", {a, b, out}, 2, body)});
+  ASSERT_TRUE(built.ok()) << built.error().message();
+  std::int32_t av = std::numeric_limits<std::int32_t>::max();
+  std::int64_t bv = std::numeric_limits<std::int64_t>::max();
+  std::vector<std::int32_t> o(2, -1);
+  ASSERT_EQ(call(*built, 0, {&av, &bv, o.data()}), 0);
+  EXPECT_EQ(o, (std::vector<std::int32_t>{0, 0}));
+}
+
 TEST(CCodegenRun, NarrowIntegerIntrinsicsWrapToTheirType) {
   // abs(-128) of an i8 is -128 (it wraps, as negation does), also when widened afterwards.
   Buffer a = make_buffer("a", DType::i8, {Expr(3)}),
