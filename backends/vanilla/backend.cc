@@ -1,0 +1,47 @@
+// The vanilla backend: 2-D convolutions (NCHW, any padding, stride and batch) offloaded to a
+// C kernel, the example of docs/backend-tutorial.md. Everything it declares is here, in the
+// order of uma/uma/backend.h.
+#include <memory>
+
+#include "backends/register.h"
+#include "backends/vanilla/vanilla.h"
+#include "uma/uma/backend.h"
+
+namespace uma::backends {
+
+// The kernel's source, embedded by backends/CMakeLists.txt.
+extern const char uma_embedded_vanilla_vanilla_conv2d_c[];
+
+namespace vanilla {
+namespace {
+
+class VanillaBackend final : public Backend {
+ public:
+  VanillaBackend() : Backend(std::string(kTargetName)) {
+    // 1. Target: the kernel's output-channel tile, which the offload pass passes on.
+    add_int_attr("dimension", 16,
+                 "output channels the kernel computes at once (its accumulator tile), 1 to 64");
+    // 2. Patterns.
+    add_pattern("conv2d", conv2d_pattern(), check_conv2d);
+    // 5. Loop-IR passes: on the blocked loop IR, where conv2d_nchw blocks are found by name.
+    add_tir_pass(TirPhase::k0, "vanilla-conv2d-offload", offload_conv2d);
+    add_tir_pass(TirPhase::k0, "vanilla-fuse-epilogue", fuse_epilogue);
+    // 6. Codegen: the kernel is compiled with the generated code. The calls get the prototype
+    // the code generator derives from them (declare_externs, the default): the kernel travels
+    // as a string inside the library, so there is no header on disk to include, and a
+    // prototype needs none. Its buffer parameters are void* there and float* in the kernel,
+    // which every C ABI passes alike.
+    add_c_source("vanilla_conv2d", uma_embedded_vanilla_vanilla_conv2d_c);
+    // The kernel returns nonzero for arguments it refuses: the executor reports it.
+    set_extern_status(true);
+  }
+};
+
+}  // namespace
+}  // namespace vanilla
+
+Status register_vanilla(Context& context) {
+  return register_backend(context, std::make_unique<vanilla::VanillaBackend>());
+}
+
+}  // namespace uma::backends

@@ -1,0 +1,99 @@
+// vanilla.conv2d: what the kernel runs, and the predicate that says why it does not run the
+// rest. nn.conv2d has one layout (NCHW data, OIHW weights), the kernel's, so layouts need no
+// check; what varies is the dtype, groups, dilation and the epilogue's bias.
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
+#include <algorithm>
+
+#include "backends/vanilla/vanilla.h"
+#include "uma/graph/ir.h"
+#include "uma/lower/lower.h"
+
+namespace uma::backends::vanilla {
+namespace {
+
+Error reject(std::string_view reason) { return make_error("vanilla.conv2d: {}", reason); }
+
+// add(x, constant) in either operand order: a bias as exporters write it.
+PatternPtr bias_add(const PatternPtr& x) {
+  return alt(is_op("add", {x, is_constant()}), is_op("add", {is_constant(), x}));
+}
+
+PatternPtr activation(const PatternPtr& x) {
+  return is_op(std::vector<std::string>{"nn.relu", "clip"}, {x});
+}
+
+const Node* conv_node(const Match& m) {
+  for (const Node* node : m.nodes)
+    if (node->is_op("nn.conv2d")) return node;
+  UMA_CHECK(false, "a vanilla.conv2d match without its nn.conv2d");
+  return nullptr;
+}
+
+// A constant of at most kMaxImmediateElements elements is written into the loop IR as
+// immediates, so the kernel, which reads its operands from memory, could not be given it.
+bool is_immediate_constant(const Value& value) {
+  return value.producer() != nullptr && value.producer()->is_op("constant") &&
+         value.tensor_type().num_elements() <= lower::kMaxImmediateElements;
+}
+
+// Whether `bias`, broadcast against `out` (aligned at the right), varies at most along the
+// channel axis: one value per output channel, or one value.
+bool is_per_channel(const Shape& bias, const Shape& out) {
+  if (bias.size() > out.size()) return false;
+  std::size_t offset = out.size() - bias.size();
+  for (std::size_t i = 0; i < bias.size(); ++i)
+    if (bias[i] != 1 && !(offset + i == 1 && bias[i] == out[1])) return false;
+  return true;
+}
+
+}  // namespace
+
+PatternPtr conv2d_pattern() {
+  PatternPtr conv = alt(is_op("nn.conv2d", {wildcard(), is_constant(), is_constant()}),
+                        is_op("nn.conv2d", {wildcard(), is_constant()}));
+  return optional(optional(conv, bias_add), activation);
+}
+
+Status check_conv2d(const Match& match, const Target&) {
+  const Node& conv = *conv_node(match);
+  const TensorType& out = conv.result()->tensor_type();
+  for (const Value* operand : conv.operands())
+    if (DType dtype = operand->tensor_type().dtype; dtype != DType::f32)
+      return reject(fmt::format("{} is not supported; the kernel computes f32", dtype_name(dtype)));
+  if (std::int64_t groups = conv.attrs().get_int("groups"); groups != 1)
+    return reject(fmt::format("grouped convolutions (groups={}) are not supported", groups));
+  if (const auto& dilation = conv.attrs().get_ints("dilation");
+      std::any_of(dilation.begin(), dilation.end(), [](std::int64_t d) { return d != 1; }))
+    return reject(fmt::format("dilated convolutions (dilation={}) are not supported", dilation));
+  // A small bias is fine: the offload pass leaves what the kernel cannot read to loops.
+  static constexpr const char* kOperands[] = {"data", "weight"};
+  for (std::size_t i = 0; i < 2; ++i)
+    if (is_immediate_constant(*conv.operand(i)))
+      return reject(fmt::format(
+          "the {} has {} elements; constants of at most {} are written into the code, and the "
+          "kernel reads its operands from memory",
+          kOperands[i], conv.operand(i)->tensor_type().num_elements(),
+          lower::kMaxImmediateElements));
+  for (const Node* node : match.nodes) {
+    if (!node->is_op("add")) continue;
+    // The add's result type checks the bias broadcasts to nothing larger than the output.
+    if (!(node->result()->tensor_type() == out))
+      return reject(fmt::format("the add broadcasts the convolution's result from {} to {}",
+                                to_string(Type(out)), to_string(node->result()->type())));
+    for (const Value* operand : node->operands()) {
+      if (operand->producer() == nullptr || !operand->producer()->is_op("constant")) continue;
+      const TensorType& bias = operand->tensor_type();
+      if (bias.dtype != DType::f32)
+        return reject(fmt::format("a {} bias is not supported; the kernel computes f32",
+                                  dtype_name(bias.dtype)));
+      if (!is_per_channel(bias.shape, out.shape))
+        return reject(fmt::format("the added bias has shape {}, not one value per output channel",
+                                  to_string(bias.shape)));
+    }
+  }
+  return Status::success();
+}
+
+}  // namespace uma::backends::vanilla

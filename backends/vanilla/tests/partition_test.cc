@@ -1,0 +1,157 @@
+// Partitioning for vanilla: what the predicate rejects and why (as the partition report shows
+// it), and the build driver's partition against the same passes assembled by hand.
+#include "backends/vanilla/tests/vanilla_test_util.h"
+#include "uma/partition/report.h"
+
+namespace uma::backends::vanilla::testing {
+namespace {
+
+class VanillaPartitionTest : public VanillaTest {
+ protected:
+  // Partitions a module of one convolution and returns the report's record of it.
+  NodeRecord partition_one(const ConvSpec& spec, Shape data = {1, 4, 8, 8},
+                           DType dtype = DType::f32) {
+    auto m = model([&](Function& main, ModelBuilder& mb) {
+      main.set_outputs({mb.conv(main.add_param(TensorType{dtype, data}, "x"), spec)});
+    });
+    PartitionReport report;
+    report.begin(*m, {"vanilla"});
+    build::BuildOptions o = options();
+    o.report = &report;
+    auto targets = build::parse_targets(ctx, {"vanilla"});
+    EXPECT_TRUE(targets.ok());
+    Status partitioned = build::partition_for_targets(*m, *targets, o);
+    EXPECT_TRUE(partitioned.ok()) << partitioned.error().message();
+    for (const NodeRecord& record : report.records())
+      if (record.op == "nn.conv2d") return record;
+    ADD_FAILURE() << "no nn.conv2d in the report";
+    return {};
+  }
+
+  // The one rejection of the convolution, as "<kind>: <detail>".
+  std::string rejection(const ConvSpec& spec, Shape data = {1, 4, 8, 8}, DType dtype = DType::f32) {
+    NodeRecord record = partition_one(spec, std::move(data), dtype);
+    EXPECT_EQ(record.target, "");
+    if (record.rejections.size() != 1)
+      return fmt::format("{} rejections", record.rejections.size());
+    const Rejection& r = record.rejections[0];
+    EXPECT_EQ(r.target, "vanilla");
+    return fmt::format("{}: {}", rejection_text(r.kind), r.detail);
+  }
+};
+
+TEST_F(VanillaPartitionTest, ClaimsConvolutionsWithTheirEpilogue) {
+  NodeRecord record = partition_one({.out_channels = 8,
+                                     .strides = {2, 1},
+                                     .padding = {0, 1, 2, 3},
+                                     .bias_operand = true,
+                                     .bias_add = true,
+                                     .activation = "nn.relu"},
+                                    {2, 4, 9, 9});
+  EXPECT_EQ(record.target, "vanilla");
+  EXPECT_EQ(record.composite, "vanilla.conv2d");
+  EXPECT_TRUE(record.rejections.empty());
+}
+
+TEST_F(VanillaPartitionTest, GroupedConvolutionsAreRejected) {
+  EXPECT_EQ(rejection({.out_channels = 4, .groups = 2}),
+            "predicate rejected: vanilla.conv2d: grouped convolutions (groups=2) are not "
+            "supported");
+  // Depthwise, as MobileNet's.
+  EXPECT_EQ(rejection({.out_channels = 4, .groups = 4}),
+            "predicate rejected: vanilla.conv2d: grouped convolutions (groups=4) are not "
+            "supported");
+}
+
+TEST_F(VanillaPartitionTest, DilatedConvolutionsAreRejected) {
+  EXPECT_EQ(rejection({.dilation = {2, 1}}),
+            "predicate rejected: vanilla.conv2d: dilated convolutions (dilation=[2, 1]) are not "
+            "supported");
+}
+
+TEST_F(VanillaPartitionTest, OtherDtypesAreRejected) {
+  EXPECT_EQ(rejection({}, {1, 4, 8, 8}, DType::f16),
+            "predicate rejected: vanilla.conv2d: f16 is not supported; the kernel computes f32");
+}
+
+TEST_F(VanillaPartitionTest, WeightsWrittenIntoTheCodeAreRejected) {
+  // 2x2x1x1: four weights, which lowering makes immediates.
+  EXPECT_EQ(rejection({.out_channels = 2, .kernel = 1}, {1, 2, 4, 4}),
+            "predicate rejected: vanilla.conv2d: the weight has 4 elements; constants of at most "
+            "8 are written into the code, and the kernel reads its operands from memory");
+}
+
+TEST_F(VanillaPartitionTest, BiasesThatAreNotPerChannelAreRejected) {
+  auto m = model([&](Function& main, ModelBuilder& mb) {
+    Value* y = mb.conv(main.add_param(TensorType{DType::f32, {1, 4, 8, 8}}, "x"), {});
+    // One value per column: not a bias of the kernel's.
+    main.set_outputs(
+        {mb.builder().value("add", {y, mb.builder().constant(random_tensor({6}, 7))})});
+  });
+  PartitionReport report;
+  report.begin(*m, {"vanilla"});
+  build::BuildOptions o = options();
+  o.report = &report;
+  ASSERT_TRUE(
+      build::partition_for_targets(*m, build::parse_targets(ctx, {"vanilla"}).value(), o).ok());
+  // The convolution alone is claimed; the add, which the predicate refused, stays on the host.
+  for (const NodeRecord& record : report.records()) {
+    if (record.op == "nn.conv2d") {
+      EXPECT_EQ(record.target, "vanilla");
+    }
+    if (record.op != "add") continue;
+    EXPECT_EQ(record.target, "");
+    ASSERT_EQ(record.rejections.size(), 1u);
+    EXPECT_EQ(record.rejections[0].detail,
+              "vanilla.conv2d: the added bias has shape 6, not one value per output channel");
+  }
+}
+
+// The rejection as a person reads it, in the report's table.
+TEST_F(VanillaPartitionTest, TheReportTableShowsTheReason) {
+  auto m = model([&](Function& main, ModelBuilder& mb) {
+    main.set_outputs({mb.mobilenet(main.add_param(TensorType{DType::f32, {1, 3, 16, 16}}, "x"))});
+  });
+  PartitionReport report;
+  report.begin(*m, {"vanilla"});
+  build::BuildOptions o = options();
+  o.report = &report;
+  ASSERT_TRUE(
+      build::partition_for_targets(*m, build::parse_targets(ctx, {"vanilla"}).value(), o).ok());
+  std::string table = report.to_table();
+  EXPECT_NE(table.find("\n6   -     nn.conv2d           host     -               vanilla: "
+                       "predicate rejected (vanilla.conv2d: grouped convolutions (groups=48) are "
+                       "not supported)\n"),
+            std::string::npos)
+      << table;
+  // The stem, the expanding and the projecting convolution, in two regions.
+  EXPECT_NE(table.find("\nvanilla  8 (61.5%)  2 "), std::string::npos) << table;
+}
+
+// build::partition_for_targets is the four BYOC passes with vanilla's patterns.
+TEST_F(VanillaPartitionTest, EqualsTheHandAssembledPasses) {
+  for (bool resnet : {false, true}) {
+    auto m = model([&](Function& main, ModelBuilder& mb) {
+      Value* x = main.add_param(TensorType{DType::f32, {1, 3, 16, 16}}, "x");
+      main.set_outputs({resnet ? mb.resnet(x) : mb.mobilenet(x)});
+    });
+    // Both from the printed module, so that their constants have the same names.
+    std::unique_ptr<Module> by_driver = copy(*m), by_hand = copy(*m);
+    ASSERT_TRUE(build::partition_for_targets(
+                    *by_driver, build::parse_targets(ctx, {"vanilla"}).value(), options())
+                    .ok());
+    auto passes =
+        parse_pipeline(ctx.passes(),
+                       "merge-composite{targets=vanilla},annotate-target{targets=vanilla},"
+                       "merge-compiler-regions,partition-graph");
+    ASSERT_TRUE(passes.ok()) << passes.error().message();
+    auto changed = passes->run(*by_hand);
+    ASSERT_TRUE(changed.ok()) << changed.error().message();
+    EXPECT_TRUE(*changed);
+    EXPECT_EQ(to_string(*by_driver), to_string(*by_hand)) << (resnet ? "resnet" : "mobilenet");
+    EXPECT_NE(to_string(*by_driver).find("Compiler = \"vanilla\""), std::string::npos);
+  }
+}
+
+}  // namespace
+}  // namespace uma::backends::vanilla::testing
