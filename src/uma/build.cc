@@ -6,6 +6,7 @@
 #include "uma/graph/context.h"
 #include "uma/lower/lower.h"
 #include "uma/partition/partition.h"
+#include "uma/partition/report.h"
 #include "uma/support/file.h"
 #include "uma/uma/backend.h"
 
@@ -157,6 +158,11 @@ Status partition_for_targets(Module& module, const BuildTargets& targets,
                              const BuildOptions& options) {
   std::vector<BoundBackend> backends = bind_backends(module.context(), targets);
   UMA_TRY(run_graph_phase(module, backends, GraphPhase::kPrePartitioning, options.passes));
+  if (options.report != nullptr) {
+    std::vector<std::string> names;
+    for (const BoundBackend& bound : backends) names.push_back(bound.target->name());
+    options.report->begin(module, std::move(names));
+  }
   if (!backends.empty()) {
     PartitionOptions partition_options{.merge_regions = options.merge_regions,
                                        .bind_constants = options.bind_constants,

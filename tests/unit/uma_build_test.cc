@@ -204,7 +204,6 @@ TEST_F(UmaBuildTest, StrategyAndHooksStayInsideTheirTarget) {
 
 TEST_F(UmaBuildTest, PredicatesSeeTheBuildsTargetAndTheReportSaysWhy) {
   PartitionReport report;
-  report.begin(module, {"alpha", "beta"});
   BuildOptions options{.report = &report};
   BuildTargets targets = parse_targets(ctx, {"alpha --refuse", "beta"}).value();
   ASSERT_TRUE(partition_for_targets(module, targets, options).ok());
