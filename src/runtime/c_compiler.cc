@@ -14,6 +14,7 @@
 #include <sstream>
 #include <thread>
 
+#include "cache_trim.h"
 #include "uma/support/file.h"
 #include "uma/support/hash.h"
 
@@ -155,7 +156,8 @@ CCompiler::CCompiler(CCompilerOptions options) : options_(std::move(options)) {
 }
 
 CCompilerStats CCompiler::stats() const {
-  return {compiled_.load(), cache_hits_.load(), linked_.load(), link_cache_hits_.load()};
+  return {compiled_.load(), cache_hits_.load(), linked_.load(), link_cache_hits_.load(),
+          evicted_.load()};
 }
 
 const std::string& CCompiler::compiler_identity() {
@@ -176,13 +178,20 @@ std::vector<std::string> CCompiler::compile_command() const {
   return argv;
 }
 
-Expected<std::string> CCompiler::compile_one(const CSourceFile& source) {
+void CCompiler::trim_cache() {
+  if (options_.max_cache_bytes != 0)
+    evicted_ += runtime::trim_cache(cache_dir_, options_.max_cache_bytes);
+}
+
+Expected<std::string> CCompiler::compile_one(const CSourceFile& source, CachePins& pins) {
   std::vector<std::string> command = compile_command();
   std::string key =
       ContentHash().add(compiler_identity()).add(joined(command)).add(source.code).hex();
   std::string stem = (fs::path(cache_dir_) / (file_stem(source.name) + "-" + key)).string();
   std::string c_path = stem + ".c", object = stem + ".o";
+  pins.pin(object);
   if (fs::exists(object)) {
+    touch_cache_file(object);
     ++cache_hits_;
     return object;
   }
@@ -203,16 +212,23 @@ Expected<std::string> CCompiler::compile_one(const CSourceFile& source) {
 }
 
 Expected<std::vector<std::string>> CCompiler::compile(const std::vector<CSourceFile>& sources) {
+  CachePins pins;
+  return compile(sources, pins);
+}
+
+Expected<std::vector<std::string>> CCompiler::compile(const std::vector<CSourceFile>& sources,
+                                                      CachePins& pins) {
   std::error_code error;
   fs::create_directories(cache_dir_, error);
   if (error)
     return make_error("{}: cannot create the cache folder: {}", cache_dir_, error.message());
   compiler_identity();  // once, before the workers start
+  trim_cache();
 
   std::vector<std::optional<Expected<std::string>>> results(sources.size());
   std::atomic<std::size_t> next{0};
   auto work = [&] {
-    for (std::size_t k; (k = next++) < sources.size();) results[k] = compile_one(sources[k]);
+    for (std::size_t k; (k = next++) < sources.size();) results[k] = compile_one(sources[k], pins);
   };
   unsigned jobs = options_.jobs ? options_.jobs : std::max(1u, std::thread::hardware_concurrency());
   std::size_t workers = std::min<std::size_t>(jobs, sources.size());
@@ -245,6 +261,7 @@ Expected<std::string> CCompiler::link(const std::vector<std::string>& objects,
                           .hex();
     library = (fs::path(cache_dir_) / ("lib" + key + ".so")).string();
     if (fs::exists(library)) {
+      touch_cache_file(library);
       ++link_cache_hits_;
       return library;
     }
@@ -253,6 +270,7 @@ Expected<std::string> CCompiler::link(const std::vector<std::string>& objects,
     fs::path absolute = fs::absolute(output, error);
     if (!error) library = absolute.string();
   }
+  trim_cache();  // the objects are pinned by the build
   std::string temporary = temporary_path(library);
   append(command, {"-o", temporary});
   append(command, objects);
@@ -274,7 +292,8 @@ Expected<std::string> CCompiler::link(const std::vector<std::string>& objects,
 Expected<std::string> CCompiler::build_shared_library(const std::vector<CSourceFile>& sources,
                                                       const std::string& output) {
   if (sources.empty()) return make_error("no C sources to build a library from");
-  UMA_TRY_ASSIGN(std::vector<std::string> objects, compile(sources));
+  CachePins pins;
+  UMA_TRY_ASSIGN(std::vector<std::string> objects, compile(sources, pins));
   return link(objects, output);
 }
 

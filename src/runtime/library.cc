@@ -2,7 +2,10 @@
 #include "uma/runtime/library.h"
 
 #include <dlfcn.h>
+#include <sys/stat.h>
 
+#include <map>
+#include <mutex>
 #include <utility>
 
 namespace uma::runtime {
@@ -17,6 +20,23 @@ void pin_openmp_runtimes() {
     dlopen(name, RTLD_NOW | RTLD_NOLOAD | RTLD_NODELETE);
 }
 
+// The files that live Libraries were loaded from, each with its count of Libraries. Never
+// destroyed, so that a Library destroyed at exit still finds them.
+struct LoadedFiles {
+  std::mutex mutex;
+  std::map<std::pair<std::uint64_t, std::uint64_t>, int> counts;
+};
+LoadedFiles& loaded_files() {
+  static auto* files = new LoadedFiles;
+  return *files;
+}
+
+std::optional<std::pair<std::uint64_t, std::uint64_t>> file_id(const std::string& path) {
+  struct stat info;
+  if (::stat(path.c_str(), &info) != 0) return std::nullopt;
+  return std::pair<std::uint64_t, std::uint64_t>(info.st_dev, info.st_ino);
+}
+
 }  // namespace
 
 Expected<Library> Library::open(const std::string& path) {
@@ -26,24 +46,45 @@ Expected<Library> Library::open(const std::string& path) {
     return make_error("cannot load {}: {}", path, message ? message : "unknown error");
   }
   pin_openmp_runtimes();
-  return Library(handle, path);
+  std::optional<FileId> file = file_id(path);
+  if (file) {
+    std::lock_guard lock(loaded_files().mutex);
+    ++loaded_files().counts[*file];
+  }
+  return Library(handle, path, file);
+}
+
+bool Library::is_loaded(const std::string& path) {
+  std::optional<FileId> file = file_id(path);
+  std::lock_guard lock(loaded_files().mutex);
+  return file && loaded_files().counts.count(*file) != 0;
+}
+
+void Library::release() {
+  if (handle_ != nullptr) dlclose(std::exchange(handle_, nullptr));
+  if (file_) {
+    std::lock_guard lock(loaded_files().mutex);
+    if (--loaded_files().counts[*file_] == 0) loaded_files().counts.erase(*file_);
+    file_.reset();
+  }
 }
 
 Library::Library(Library&& other) noexcept
-    : handle_(std::exchange(other.handle_, nullptr)), path_(std::move(other.path_)) {}
+    : handle_(std::exchange(other.handle_, nullptr)),
+      path_(std::move(other.path_)),
+      file_(std::exchange(other.file_, std::nullopt)) {}
 
 Library& Library::operator=(Library&& other) noexcept {
   if (this != &other) {
-    if (handle_ != nullptr) dlclose(handle_);
+    release();
     handle_ = std::exchange(other.handle_, nullptr);
     path_ = std::move(other.path_);
+    file_ = std::exchange(other.file_, std::nullopt);
   }
   return *this;
 }
 
-Library::~Library() {
-  if (handle_ != nullptr) dlclose(handle_);
-}
+Library::~Library() { release(); }
 
 Expected<void*> Library::symbol(std::string_view name) const {
   if (handle_ == nullptr) return make_error("symbol '{}': no library is loaded", name);

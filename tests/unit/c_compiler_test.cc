@@ -5,7 +5,9 @@
 
 #include <gtest/gtest.h>
 
+#include <chrono>
 #include <filesystem>
+#include <optional>
 #include <string>
 
 #include "c_test_util.h"
@@ -145,6 +147,88 @@ TEST(CCompiler, FileNamesAreNeverInterpretedByAShell) {
     EXPECT_FALSE(fs::exists(fs::path(cache) / name)) << name;
     EXPECT_FALSE(fs::exists(name)) << name;
   }
+}
+
+// Writes `bytes` bytes at `path`, last modified `age` ago.
+void write_aged(const fs::path& path, std::size_t bytes, std::chrono::hours age) {
+  ASSERT_TRUE(write_file(path.string(), std::string(bytes, 'x')).ok()) << path;
+  fs::last_write_time(path, fs::file_time_type::clock::now() - age);
+}
+
+TEST(CCompiler, TheCacheIsTrimmedLeastRecentlyUsedFirst) {
+  // Three cache files of 100 KiB, the oldest first, in a cache bounded to 250 KiB; files the
+  // cache did not name are not its own, however old or large.
+  fs::path cache = fresh_dir("trim-test");
+  const std::size_t kib = 1024;
+  write_aged(cache / "oldest-0000000000000001.o", 100 * kib, std::chrono::hours(3));
+  write_aged(cache / "older-0000000000000002.c", 100 * kib, std::chrono::hours(2));
+  write_aged(cache / "lib0000000000000003.so", 100 * kib, std::chrono::hours(1));
+  write_aged(cache / "notes.txt", 300 * kib, std::chrono::hours(9));
+  write_aged(cache / "other-123.o", 300 * kib, std::chrono::hours(9));
+  CCompiler compiler({.cache_dir = cache.string(), .max_cache_bytes = 250 * kib});
+  auto path = compiler.build_shared_library({function_source("trimmed", 7)});
+  ASSERT_TRUE(path.ok()) << path.error().message();
+  // Before compiling: 300 KiB of cache files, so the oldest goes; then the new object and
+  // library fit.
+  EXPECT_EQ(compiler.stats().evicted, 1u);
+  EXPECT_FALSE(fs::exists(cache / "oldest-0000000000000001.o"));
+  for (const char* kept :
+       {"older-0000000000000002.c", "lib0000000000000003.so", "notes.txt", "other-123.o"})
+    EXPECT_TRUE(fs::exists(cache / kept)) << kept;
+  {
+    auto library = Library::open(*path);
+    ASSERT_TRUE(library.ok()) << library.error().message();
+    EXPECT_EQ(call_int(*library, "trimmed"), 7);
+  }
+
+  // A cache hit makes a file the most recently used: trimming takes it last.
+  write_aged(cache / "newer-0000000000000004.o", 100 * kib, std::chrono::hours(0));
+  fs::last_write_time(*path, fs::file_time_type::clock::now() - std::chrono::hours(5));
+  CCompiler unbounded({.cache_dir = cache.string(), .max_cache_bytes = 0});
+  ASSERT_TRUE(unbounded.build_shared_library({function_source("trimmed", 7)}).ok());
+  EXPECT_EQ(unbounded.stats().link_cache_hits, 1u);
+  EXPECT_EQ(unbounded.stats().evicted, 0u);
+  CCompiler tight({.cache_dir = cache.string(), .max_cache_bytes = 150 * kib});
+  ASSERT_TRUE(tight.compile({}).ok());
+  EXPECT_TRUE(fs::exists(*path));
+  EXPECT_TRUE(fs::exists(cache / "newer-0000000000000004.o"));
+  EXPECT_FALSE(fs::exists(cache / "older-0000000000000002.c"));
+  EXPECT_FALSE(fs::exists(cache / "lib0000000000000003.so"));
+}
+
+TEST(CCompiler, TrimmingNeverRemovesALibraryThatIsLoaded) {
+  fs::path cache = fresh_dir("trim-loaded-test");
+  CCompiler compiler({.cache_dir = cache.string()});
+  auto kept = compiler.build_shared_library({function_source("kept", 1)});
+  auto dropped = compiler.build_shared_library({function_source("dropped", 2)});
+  ASSERT_TRUE(kept.ok() && dropped.ok());
+  auto opened = Library::open(*kept);
+  ASSERT_TRUE(opened.ok()) << opened.error().message();
+  std::optional<Library> library = std::move(*opened);
+  // The loaded library is the oldest file of the cache.
+  for (const auto& entry : fs::directory_iterator(cache))
+    fs::last_write_time(entry.path(), fs::file_time_type::clock::now() - std::chrono::hours(1));
+  fs::last_write_time(*kept, fs::file_time_type::clock::now() - std::chrono::hours(2));
+
+  // A bound of one byte: every cache file goes but the loaded library and the objects of
+  // the build in progress.
+  CCompiler tiny({.cache_dir = cache.string(), .max_cache_bytes = 1});
+  auto fresh = tiny.build_shared_library({function_source("fresh", 3)});
+  ASSERT_TRUE(fresh.ok()) << fresh.error().message();
+  EXPECT_TRUE(fs::exists(*kept));
+  EXPECT_FALSE(fs::exists(*dropped));
+  EXPECT_EQ(call_int(*library, "kept"), 1);
+  auto fresh_library = Library::open(*fresh);
+  ASSERT_TRUE(fresh_library.ok()) << fresh_library.error().message();
+  EXPECT_EQ(call_int(*fresh_library, "fresh"), 3);
+  EXPECT_TRUE(Library::is_loaded(*kept));
+
+  // Once closed, it is a cache file like any other.
+  library.reset();
+  EXPECT_FALSE(Library::is_loaded(*kept));
+  ASSERT_TRUE(tiny.compile({}).ok());
+  EXPECT_FALSE(fs::exists(*kept));
+  EXPECT_TRUE(fs::exists(*fresh));
 }
 
 TEST(Library, MissingFilesAndSymbolsAreClearErrors) {

@@ -6,7 +6,8 @@
 // objects are linked into a shared library (by default also in the cache folder, named by
 // the hash of its objects and link flags, so rebuilding the same code reuses it and a
 // changed library never overwrites one that a process has loaded). Sources compile in
-// parallel, at most `jobs` at a time.
+// parallel, at most `jobs` at a time. The cache is bounded (max_cache_bytes): a cache hit
+// marks its file as used, and the least recently used files go first.
 //
 // The compiler runs from an argument vector (posix_spawn), never through a shell, so no
 // file name or flag is interpreted. A failure gives an Error with the compiler's output
@@ -23,6 +24,8 @@
 #include "uma/support/error.h"
 
 namespace uma::runtime {
+
+class CachePins;
 
 struct CSourceFile {
   // A label for file names and messages; sanitized into [A-Za-z0-9_-] for the file name.
@@ -45,6 +48,10 @@ struct CCompilerOptions {
   bool openmp = false;
   // Empty means default_cache_dir().
   std::string cache_dir;
+  // The cache folder's bound: before adding files, the least recently used cache files are
+  // removed until those left take at most this many bytes (0: no bound). Files a build or a
+  // loaded Library of this process uses are never removed, nor files the cache did not make.
+  std::uint64_t max_cache_bytes = std::uint64_t{512} << 20;
   // Compiler processes at once; 0 means the number of hardware threads.
   unsigned jobs = 0;
 };
@@ -58,6 +65,7 @@ struct CCompilerStats {
   std::size_t cache_hits = 0;  // objects found in the cache
   std::size_t linked = 0;      // libraries linked
   std::size_t link_cache_hits = 0;
+  std::size_t evicted = 0;  // cache files removed to keep the cache within its bound
 };
 
 // Safe to use from several threads.
@@ -76,8 +84,13 @@ class CCompiler {
   const std::string& cache_dir() const { return cache_dir_; }
 
  private:
-  Expected<std::string> compile_one(const CSourceFile& source);
+  // The objects stay pinned in the cache (not trimmed) while `pins` lives.
+  Expected<std::vector<std::string>> compile(const std::vector<CSourceFile>& sources,
+                                             CachePins& pins);
+  Expected<std::string> compile_one(const CSourceFile& source, CachePins& pins);
   Expected<std::string> link(const std::vector<std::string>& objects, const std::string& output);
+  // Keeps the cache folder within max_cache_bytes before files are added.
+  void trim_cache();
   // The compiler's identity for cache keys: its command and --version output (run once).
   const std::string& compiler_identity();
   std::vector<std::string> compile_command() const;
@@ -87,7 +100,8 @@ class CCompiler {
   std::string cache_dir_;
   std::once_flag identity_once_;
   std::string identity_;
-  std::atomic<std::size_t> compiled_{0}, cache_hits_{0}, linked_{0}, link_cache_hits_{0};
+  std::atomic<std::size_t> compiled_{0}, cache_hits_{0}, linked_{0}, link_cache_hits_{0},
+      evicted_{0};
 };
 
 }  // namespace uma::runtime

@@ -2,8 +2,10 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <string_view>
+#include <utility>
 
 #include "uma/support/error.h"
 
@@ -30,10 +32,21 @@ class Library {
   Expected<PackedFunction> function(std::string_view name) const;
   const std::string& path() const { return path_; }
 
+  // Whether a live Library of this process was loaded from the file at `path` (under any
+  // of its names: files are compared by device and inode). The object cache never removes
+  // such a file.
+  static bool is_loaded(const std::string& path);
+
  private:
-  Library(void* handle, std::string path) : handle_(handle), path_(std::move(path)) {}
+  // The loaded file's device and inode.
+  using FileId = std::pair<std::uint64_t, std::uint64_t>;
+  Library(void* handle, std::string path, std::optional<FileId> file)
+      : handle_(handle), path_(std::move(path)), file_(file) {}
+  void release();
+
   void* handle_ = nullptr;
   std::string path_;
+  std::optional<FileId> file_;
 };
 
 }  // namespace uma::runtime
