@@ -5,6 +5,7 @@
 #include <unordered_set>
 
 #include "uma/lower/lower.h"
+#include "uma/tir/passes.h"
 
 namespace uma::build {
 namespace {

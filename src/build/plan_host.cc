@@ -7,7 +7,7 @@
 
 #include "uma/build/host.h"
 #include "uma/lower/lower.h"
-#include "uma/tir/pass.h"
+#include "uma/tir/passes.h"
 
 namespace uma::build {
 namespace {

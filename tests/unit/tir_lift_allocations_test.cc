@@ -1,7 +1,7 @@
 // Golden test of lift-allocations: which allocations become workspace parameters.
 #include <gtest/gtest.h>
 
-#include "uma/tir/pass.h"
+#include "uma/tir/passes.h"
 #include "uma/tir/printer.h"
 
 namespace uma::tir {

@@ -2,7 +2,7 @@
 // pass proves nothing and leaves the block alone.
 #include <gtest/gtest.h>
 
-#include "uma/tir/pass.h"
+#include "uma/tir/passes.h"
 #include "uma/tir/printer.h"
 
 namespace uma::tir {

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <sstream>
 
+#include "uma/tir/passes.h"
 #include "uma/tir/phases.h"
 #include "uma/tir/printer.h"
 

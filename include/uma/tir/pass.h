@@ -1,5 +1,6 @@
-// Loop-IR passes, and running a list of them over one function with the pipeline options
-// of graph passes (verification after each pass, --print-after, timing).
+// The machinery of loop-IR passes: what a pass is, and running a list of them over one
+// function with the pipeline options of graph passes (verification after each pass,
+// --print-after, timing). The core passes themselves are declared in uma/tir/passes.h.
 #pragma once
 
 #include <functional>
@@ -26,15 +27,5 @@ struct FuncPass {
 Expected<PrimFunc> run_passes(PrimFunc func, const std::vector<FuncPass>& passes,
                               const PipelineOptions& options = {},
                               std::vector<PassTiming>* timings = nullptr);
-
-// The core loop-IR passes, one per file in src/tir/passes/.
-FuncPass simplify_pass();  // simplify: tir::simplify over the body (uma/tir/simplify.h)
-// parallelize-blocks: each block's outer loop parallel where its iterations are independent.
-FuncPass parallelize_blocks_pass();
-// lift-allocations: the global allocations around a function's whole body of at least
-// `min_bytes` become parameters after the outputs (workspace the caller provides).
-FuncPass lift_allocations_pass(std::int64_t min_bytes);
-// The indices of the workspace parameters lift-allocations made (attribute "workspace").
-std::vector<std::size_t> workspace_params(const PrimFunc& func);
 
 }  // namespace uma::tir

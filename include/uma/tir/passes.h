@@ -1,14 +1,22 @@
-// The core loop-IR passes of the pipeline's loop transforms and clean-up, one per file in
-// src/tir/passes/ (file name = pass name, with '_' for '-'); what each assumes and
-// guarantees is in the comment at the top of its file. core_tir_pipeline()
-// (uma/tir/phases.h) lists them by phase.
+// The core loop-IR passes, one per file in src/tir/passes/ (file name = pass name, with '_'
+// for '-'); what each assumes and guarantees is in the comment at the top of its file.
+// core_tir_pipeline() (uma/tir/phases.h) lists them by phase; the machinery that runs them
+// is uma/tir/pass.h.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
+#include <vector>
 
 #include "uma/tir/pass.h"
 
 namespace uma::tir {
+
+// simplify: tir::simplify over the body (uma/tir/simplify.h).
+FuncPass simplify_pass();
+
+// parallelize-blocks: each block's outer loop parallel where its iterations are independent.
+FuncPass parallelize_blocks_pass();
 
 // flatten-buffers: every buffer becomes one-dimensional and dense (same name, dtype, scope
 // and data variable), and every access takes one flat index from the shape or the strides.
@@ -43,5 +51,11 @@ FuncPass remove_no_op_pass();
 // storage-rewrite: allocations of one scope and dtype whose lifetimes do not overlap share
 // one allocation.
 FuncPass storage_rewrite_pass();
+
+// lift-allocations: the global allocations around a function's whole body of at least
+// `min_bytes` become parameters after the outputs (workspace the caller provides).
+FuncPass lift_allocations_pass(std::int64_t min_bytes);
+// The indices of the workspace parameters lift-allocations made (attribute "workspace").
+std::vector<std::size_t> workspace_params(const PrimFunc& func);
 
 }  // namespace uma::tir

@@ -10,7 +10,7 @@
 // one) and other scopes stay. A function whose "workspace" is set already is left alone.
 #include <optional>
 
-#include "uma/tir/pass.h"
+#include "uma/tir/passes.h"
 
 namespace uma::tir {
 namespace {

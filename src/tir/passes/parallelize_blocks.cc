@@ -12,7 +12,7 @@
 #include <unordered_map>
 
 #include "uma/tir/functor.h"
-#include "uma/tir/pass.h"
+#include "uma/tir/passes.h"
 
 namespace uma::tir {
 namespace {

@@ -1,7 +1,7 @@
 // simplify: the arithmetic simplifier (uma/tir/simplify.h) over a whole function body.
 // Assumes nothing; keeps the function's meaning for every argument.
 #include "uma/tir/simplify.h"
-#include "uma/tir/pass.h"
+#include "uma/tir/passes.h"
 
 namespace uma::tir {
 
