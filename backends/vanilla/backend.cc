@@ -21,6 +21,7 @@ class VanillaBackend final : public Backend {
     // 1. Target: the kernel's output-channel tile, which the offload pass passes on.
     add_int_attr("dimension", 16,
                  "output channels the kernel computes at once (its accumulator tile), 1 to 64");
+    set_target_check(check_target);
     // 2. Patterns.
     add_pattern("conv2d", conv2d_pattern(), check_conv2d);
     // 5. Loop-IR passes: on the blocked loop IR, where conv2d_nchw blocks are found by name.

@@ -233,11 +233,16 @@ class Offloader final : public Mutator {
 
 }  // namespace
 
-Expected<tir::PrimFunc> offload_conv2d(const tir::PrimFunc& func, const Target& target) {
+Status check_target(const Target& target) {
   UMA_TRY_ASSIGN(std::int64_t dimension, target.get_int("dimension"));
   if (dimension < 1 || dimension > kMaxDimension)
-    return make_error("target '{}': dimension must be between 1 and {}, not {}", target.str(),
-                      kMaxDimension, dimension);
+    return make_error("dimension must be between 1 and {}, not {}", kMaxDimension, dimension);
+  return Status::success();
+}
+
+Expected<tir::PrimFunc> offload_conv2d(const tir::PrimFunc& func, const Target& target) {
+  UMA_TRY(check_target(target));
+  UMA_TRY_ASSIGN(std::int64_t dimension, target.get_int("dimension"));
   Offloader offloader(dimension);
   Stmt body = offloader.mutate(func.body);
   if (offloader.error()) return *offloader.error();

@@ -24,6 +24,10 @@ inline constexpr std::string_view kKernelName = "vanilla_conv2dnchw";
 // holds: VANILLA_MAX_DIMENSION in the kernel.
 inline constexpr std::int64_t kMaxDimension = 64;
 
+// The target's attributes in range: `dimension` from 1 to kMaxDimension. Checked when a
+// build's targets are parsed, and again by the pass (which a test may call alone).
+Status check_target(const Target& target);
+
 // nn.conv2d with a constant weight (and optionally the constant bias operand), then an
 // optional add of a constant in either operand order, then an optional nn.relu or clip.
 PatternPtr conv2d_pattern();

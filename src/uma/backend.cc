@@ -31,6 +31,7 @@ void Backend::add_int_attr(std::string name, std::int64_t default_value, std::st
 void Backend::add_bool_attr(std::string name, bool default_value, std::string help) {
   spec_.attrs.push_back({std::move(name), default_value, std::move(help)});
 }
+void Backend::set_target_check(BackendTargetCheck check) { spec_.check_target = std::move(check); }
 void Backend::add_pattern(std::string name, PatternPtr pattern, BackendPredicate predicate) {
   spec_.patterns.push_back({std::move(name), std::move(pattern), std::move(predicate)});
 }

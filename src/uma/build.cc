@@ -140,8 +140,13 @@ Expected<BuildTargets> parse_targets(const Context& context,
       host = std::move(target);
       continue;
     }
-    if (context.backends().find(target.name()) == nullptr)
+    std::shared_ptr<const Backend> backend = context.backends().find(target.name());
+    if (backend == nullptr)
       return fail(fmt::format("target kind '{}' has no backend", target.name()));
+    if (backend->spec().check_target) {
+      Status checked = backend->spec().check_target(target);
+      if (!checked) return fail(checked.error().message());
+    }
     for (const Target& earlier : backends)
       if (earlier.name() == target.name())
         return fail(fmt::format("target kind '{}' is named twice", target.name()));

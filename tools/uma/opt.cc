@@ -4,6 +4,7 @@
 #include <sstream>
 
 #include "commands.h"
+#include "context_setup.h"
 #include "uma/graph/parser.h"
 #include "uma/graph/printer.h"
 #include "uma/graph/verifier.h"
@@ -29,8 +30,8 @@ struct OptOptions {
 Expected<std::string> run_one(const OptOptions& options, std::string_view text,
                               std::size_t first_line, std::ostream& log) {
   Context context;
-  // The partition passes take targets by name; golden tests use the built-in test ones.
-  register_test_targets(context.partition_targets());
+  // The partition passes take targets by name: the built-in test ones and the backends'.
+  UMA_TRY(prepare_context(context, {}));
   // Padding with newlines keeps the parser's line numbers those of the whole file.
   std::string padded(first_line - 1, '\n');
   padded += text;

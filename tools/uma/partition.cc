@@ -1,11 +1,13 @@
-// `uma partition`: partition a model (ONNX or graph IR text) for the built-in test targets
-// and say where every node went and why: the partitioned module as graph IR text, and the
+// `uma partition`: partition a model (ONNX or graph IR text) for backends' targets (with
+// their graph passes of PRE_PARTITIONING and POST_PARTITIONING_0) or the built-in test
+// targets, and say where every node went and why: the partitioned module as graph IR text, and the
 // partition report as a table, JSON or a Graphviz picture. With --check, the reference
 // interpreter runs @main before and after partitioning, and the outputs must be the same
 // bits.
 #include <iostream>
 
 #include "commands.h"
+#include "context_setup.h"
 #include "model_io.h"
 #include "uma/graph/printer.h"
 #include "uma/graph/verifier.h"
@@ -13,6 +15,8 @@
 #include "uma/partition/report.h"
 #include "uma/runtime/interpreter.h"
 #include "uma/support/file.h"
+#include "uma/uma/backend.h"
+#include "uma/uma/build.h"
 
 namespace uma::tool {
 namespace {
@@ -30,7 +34,46 @@ struct PartitionCommandOptions {
   std::string report_file = "-";
   bool check = false;
   std::uint64_t seed = 0;
+  std::vector<std::string> plugins;
 };
+
+// The first word of a target's text: its kind or test target's name.
+std::string target_name(const std::string& text) {
+  std::size_t begin = text.find_first_not_of(' ');
+  if (begin == std::string::npos) return "";
+  return text.substr(begin, text.find(' ', begin) - begin);
+}
+
+// Partitions for backends' targets when the targets name backends, else for test targets.
+Status partition_module(Module& module, const PartitionCommandOptions& options,
+                        PartitionReport& report) {
+  std::vector<std::string> names;
+  std::size_t backends = 0;
+  for (const std::string& text : options.targets) {
+    names.push_back(target_name(text));
+    if (module.context().backends().find(names.back()) != nullptr) ++backends;
+  }
+  if (backends == 0) {
+    report.begin(module, names);
+    PartitionOptions partition_options{.targets = options.targets,
+                                       .merge_regions = options.merge_regions,
+                                       .bind_constants = options.bind_constants,
+                                       .min_region_size = options.min_region_size,
+                                       .report = &report};
+    UMA_TRY_ASSIGN(bool changed, partition(module, partition_options));
+    (void)changed;
+    return Status::success();
+  }
+  if (backends != names.size())
+    return make_error("--targets mixes backends' targets and test targets: use one kind");
+  UMA_TRY_ASSIGN(build::BuildTargets targets,
+                 build::parse_targets(module.context(), options.targets));
+  build::BuildOptions build_options{.merge_regions = options.merge_regions,
+                                    .bind_constants = options.bind_constants,
+                                    .min_region_size = options.min_region_size,
+                                    .report = &report};
+  return build::partition_for_targets(module, targets, build_options);
+}
 
 std::string format_report(const PartitionReport& report, const std::string& format) {
   if (format == "json") return report.to_json();
@@ -69,7 +112,7 @@ Expected<int> partition_command(const PartitionCommandOptions& options) {
   if (options.min_region_size < 0)
     return make_error("--min-region-size must not be negative, not {}", options.min_region_size);
   Context context;
-  register_test_targets(context.partition_targets());
+  UMA_TRY(prepare_context(context, options.plugins));
   UMA_TRY_ASSIGN(auto module, load_model(context, options.model, options.input_shapes));
 
   std::vector<TensorPtr> before;
@@ -78,14 +121,7 @@ Expected<int> partition_command(const PartitionCommandOptions& options) {
   }
 
   PartitionReport report;
-  report.begin(*module, options.targets);
-  PartitionOptions partition_options{.targets = options.targets,
-                                     .merge_regions = options.merge_regions,
-                                     .bind_constants = options.bind_constants,
-                                     .min_region_size = options.min_region_size,
-                                     .report = &report};
-  UMA_TRY_ASSIGN(bool changed, partition(*module, partition_options));
-  (void)changed;
+  UMA_TRY(partition_module(*module, options, report));
   if (Status verified = verify(*module); !verified)
     return verified.error().with_context("the partitioned module is not valid");
 
@@ -105,10 +141,13 @@ void add_partition_command(CLI::App& app, int& exit_code) {
   auto options = std::make_shared<PartitionCommandOptions>();
   CLI::App* cmd = app.add_subcommand(
       "partition",
-      "Partition a model for the built-in test targets and report where each node went");
+      "Partition a model for backends' targets or the built-in test targets and report "
+      "where each node went");
   cmd->add_option("model", options->model, "ONNX model (.onnx) or graph IR text file")->required();
   cmd->add_option("--targets", options->targets,
-                  "Targets in priority order, comma-separated (test_conv, test_dense, test_elem)")
+                  "Targets in priority order, comma-separated: backends' (vanilla, "
+                  "\"ultra_trail --dimension=4\", a plugin's) or test targets (test_conv, "
+                  "test_dense, test_elem)")
       ->delimiter(',')
       ->allow_extra_args(false)
       ->required();
@@ -136,6 +175,7 @@ void add_partition_command(CLI::App& app, int& exit_code) {
                 "Run @main with the reference interpreter before and after partitioning, on "
                 "random inputs, and exit 1 unless the outputs are bit-identical");
   cmd->add_option("--seed", options->seed, "Seed of the random inputs of --check");
+  add_plugin_option(*cmd, options->plugins);
   cmd->callback([options, &exit_code] {
     Expected<int> status = partition_command(*options);
     if (!status) {

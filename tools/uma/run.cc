@@ -1,5 +1,6 @@
 // `uma run`: run a model's @main (ONNX or graph IR text) through the reference interpreter,
-// or compiled for the host (--compiled, checked against the interpreter with --check); print
+// or compiled (--compiled for the host alone; --target for backends' targets, which take
+// what they claim, the host the rest), checked against the interpreter with --check; print
 // its outputs, optionally write them as .npy and compare them with expected tensors.
 #include <algorithm>
 #include <cmath>
@@ -8,11 +9,15 @@
 #include <sstream>
 
 #include "commands.h"
+#include "context_setup.h"
 #include "model_io.h"
 #include "uma/build/host.h"
+#include "uma/partition/report.h"
 #include "uma/runtime/compare.h"
 #include "uma/runtime/interpreter.h"
 #include "uma/runtime/npy.h"
+#include "uma/support/file.h"
+#include "uma/uma/build.h"
 
 namespace uma::tool {
 namespace {
@@ -33,6 +38,10 @@ struct RunOptions {
   int threads = 1;
   std::string cflags;
   std::string cache_dir;
+  std::vector<std::string> targets;
+  std::vector<std::string> plugins;
+  std::string report_format = "none";
+  std::string report_file = "-";
 };
 
 // The first `limit` elements, row-major, and the count of those left out.
@@ -139,15 +148,55 @@ Status write_outputs(const std::vector<TensorPtr>& outputs, const std::string& d
 
 double ms(std::chrono::nanoseconds elapsed) { return static_cast<double>(elapsed.count()) / 1e6; }
 
-// Builds @main for the host, prints what the build did, and runs it.
+// Prints which target runs each generated function, one line per target.
+void print_offload(const build::HostBuild& built) {
+  std::vector<std::pair<std::string, std::vector<std::string>>> by_target;
+  for (const build::BuiltFunction& function : built.built) {
+    auto it = std::find_if(by_target.begin(), by_target.end(),
+                           [&](const auto& entry) { return entry.first == function.target; });
+    if (it == by_target.end()) it = by_target.insert(by_target.end(), {function.target, {}});
+    it->second.push_back(function.name);
+  }
+  for (const auto& [target, functions] : by_target) {
+    std::string names;
+    for (const std::string& name : functions) names += (names.empty() ? "@" : ", @") + name;
+    std::cout << fmt::format("offload: {} runs {} function(s): {}\n", target, functions.size(),
+                             names);
+  }
+}
+
+// Builds @main (for the host, or for --target's targets), prints what the build did, and
+// runs it.
 Expected<std::vector<TensorPtr>> run_compiled(Module& module, const std::vector<TensorPtr>& inputs,
                                               const RunOptions& options) {
-  build::HostBuildOptions build_options;
-  build_options.threads = options.threads;
+  runtime::CCompilerOptions compiler;
   std::istringstream flags(options.cflags);
-  for (std::string flag; flags >> flag;) build_options.compiler.compile_flags.push_back(flag);
-  build_options.compiler.cache_dir = options.cache_dir;
-  UMA_TRY_ASSIGN(build::HostBuild built, build::build_for_host(module, build_options));
+  for (std::string flag; flags >> flag;) compiler.compile_flags.push_back(flag);
+  compiler.cache_dir = options.cache_dir;
+  build::HostBuild built;
+  if (options.targets.empty()) {
+    build::HostBuildOptions build_options{.threads = options.threads, .compiler = compiler};
+    UMA_TRY_ASSIGN(built, build::build_for_host(module, build_options));
+  } else {
+    UMA_TRY_ASSIGN(build::BuildTargets targets,
+                   build::parse_targets(module.context(), options.targets));
+    if (options.threads != 1) {
+      UMA_TRY_ASSIGN(std::int64_t host_threads, targets.host.get_int("threads"));
+      if (host_threads != 1)
+        return make_error("--threads and the target '{}' both set the threads: use one",
+                          targets.host.str());
+      UMA_TRY_ASSIGN(targets.host, module.context().target_kinds().parse(fmt::format(
+                                       "{} --threads={}", kHostTargetKind, options.threads)));
+    }
+    PartitionReport report;
+    build::BuildOptions build_options{.report = &report, .compiler = compiler};
+    UMA_TRY_ASSIGN(built, build::build(module, targets, build_options));
+    if (options.report_format == "table")
+      UMA_TRY(write_file(options.report_file, report.to_table()));
+    if (options.report_format == "json") UMA_TRY(write_file(options.report_file, report.to_json()));
+    if (options.report_format == "dot") UMA_TRY(write_file(options.report_file, report.to_dot()));
+    print_offload(built);
+  }
   const build::MemoryReport& memory = built.memory;
   std::cout << fmt::format(
       "compiled: {} call(s) of {} function(s) in {} C file(s) ({} compiled, {} cached); arena {} "
@@ -193,6 +242,7 @@ bool check_against_reference(const std::vector<TensorPtr>& outputs,
 
 Expected<int> run(const RunOptions& options) {
   Context context;
+  UMA_TRY(prepare_context(context, options.plugins));
   UMA_TRY_ASSIGN(auto module, load_model(context, options.model, options.input_shapes));
   const Function* main = module->find_function("main");
   if (main == nullptr)
@@ -260,8 +310,21 @@ void add_run_command(CLI::App& app, int& exit_code) {
                   "Extra flags for the C compiler, after the defaults (-O2 -fPIC -std=c11)");
   cmd->add_option("--cache-dir", options->cache_dir,
                   "Folder of compiled objects (default: $XDG_CACHE_HOME/uma)");
+  cmd->add_option("--target", options->targets,
+                  "Compile for this target: a backend's (\"vanilla --dimension=8\"), in "
+                  "priority order when repeated, or the host's (\"c --threads=2\"); the host "
+                  "runs what no backend takes")
+      ->allow_extra_args(false);
+  cmd->add_option("--report", options->report_format,
+                  "With --target: the partition report, as table, json, dot or none")
+      ->check(CLI::IsMember({"table", "json", "dot", "none"}))
+      ->capture_default_str();
+  cmd->add_option("--report-file", options->report_file,
+                  "Where to write the report ('-' for standard output)")
+      ->capture_default_str();
+  add_plugin_option(*cmd, options->plugins);
   cmd->callback([options, &exit_code] {
-    if (options->check) options->compiled = true;
+    if (options->check || !options->targets.empty()) options->compiled = true;
     Expected<int> status = run(*options);
     if (!status) {
       report(status.error());

@@ -1,5 +1,6 @@
 // The vanilla target: its attribute, defaults and overrides, and every mistake in writing it.
 #include "backends/vanilla/tests/vanilla_test_util.h"
+#include "backends/vanilla/vanilla.h"
 #include "uma/uma/backend.h"
 
 namespace uma::backends::vanilla::testing {
@@ -83,8 +84,9 @@ TEST_F(VanillaTargetTest, RegisteringTwiceIsAnError) {
             "backend 'vanilla': a partition target of that name is registered already");
 }
 
-// The pass reads the attribute; what the kernel's tile cannot hold fails the build.
-TEST_F(VanillaTargetTest, DimensionOutOfRangeFailsTheBuild) {
+// What the kernel's tile cannot hold is refused when the build's targets are parsed, even
+// when nothing would be offloaded, and by the pass when it is run on its own.
+TEST_F(VanillaTargetTest, DimensionOutOfRangeIsRefused) {
   for (std::int64_t dimension : {0, 65}) {
     std::string text = fmt::format("vanilla --dimension={}", dimension);
     auto m = model([](Function& main, ModelBuilder& mb) {
@@ -93,10 +95,14 @@ TEST_F(VanillaTargetTest, DimensionOutOfRangeFailsTheBuild) {
     });
     Expected<build::HostBuild> built = build::build(*m, {text}, options());
     ASSERT_FALSE(built.ok()) << text;
-    EXPECT_EQ(built.error().message(),
-              fmt::format("func @module_vanilla_main_0: pass 'vanilla-conv2d-offload': target "
-                          "'{}': dimension must be between 1 and 64, not {}",
-                          text, dimension));
+    EXPECT_EQ(
+        built.error().message(),
+        fmt::format("target '{}': dimension must be between 1 and 64, not {}", text, dimension));
+    Target target = ctx.target_kinds().parse(text).value();
+    Expected<tir::PrimFunc> offloaded = vanilla::offload_conv2d(tir::PrimFunc{}, target);
+    ASSERT_FALSE(offloaded.ok());
+    EXPECT_EQ(offloaded.error().message(),
+              fmt::format("dimension must be between 1 and 64, not {}", dimension));
   }
 }
 

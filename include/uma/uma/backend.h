@@ -67,6 +67,9 @@ enum class TirPhase : std::uint8_t { k0, k1, k2, k3 };
 // A pattern's predicate: accepts a match or rejects it with the reason the partition
 // report shows.
 using BackendPredicate = std::function<Status(const Match&, const Target&)>;
+// Checks a target's attributes together (ranges, combinations) when a build's targets are
+// parsed: an error says what is wrong ("dimension must be between 1 and 64, not 0").
+using BackendTargetCheck = std::function<Status(const Target&)>;
 // Whether the target runs a single op (outside any composite) by itself.
 using BackendOpSupport = std::function<Status(const Node&, const Target&)>;
 // A graph pass: whether it changed the module.
@@ -125,6 +128,7 @@ struct BackendCodegen {
 struct BackendSpec {
   std::string target_name;
   std::vector<TargetAttrDef> attrs;
+  BackendTargetCheck check_target;  // may be empty
   std::vector<BackendPattern> patterns;
   BackendOpSupport supports_op;  // may be empty: composites only
   std::vector<BackendGraphPassEntry> graph_passes;
@@ -149,6 +153,7 @@ class Backend {
   void add_string_attr(std::string name, std::string default_value, std::string help = {});
   void add_int_attr(std::string name, std::int64_t default_value, std::string help = {});
   void add_bool_attr(std::string name, bool default_value, std::string help = {});
+  void set_target_check(BackendTargetCheck check);
   // 2. Patterns, highest priority first.
   void add_pattern(std::string name, PatternPtr pattern, BackendPredicate predicate = {});
   void set_op_support(BackendOpSupport supports_op);

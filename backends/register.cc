@@ -1,0 +1,12 @@
+// Registering the in-tree backends (see register.h).
+#include "register.h"
+
+namespace uma::backends {
+
+Status register_builtin_backends(Context& context) {
+  UMA_TRY(register_vanilla(context));
+  UMA_TRY(register_ultra_trail(context));
+  return Status::success();
+}
+
+}  // namespace uma::backends

@@ -1,0 +1,17 @@
+// The in-tree backends, registered by explicit calls (never by static initializers).
+#pragma once
+
+#include "uma/graph/context.h"
+#include "uma/support/error.h"
+
+namespace uma::backends {
+
+// vanilla: 2-D convolutions offloaded to a C kernel (backends/vanilla/).
+Status register_vanilla(Context& context);
+// ultra_trail: a 1-D CNN accelerator with its own memories (backends/ultra_trail/).
+Status register_ultra_trail(Context& context);
+
+// Every in-tree backend.
+Status register_builtin_backends(Context& context);
+
+}  // namespace uma::backends

@@ -1,0 +1,19 @@
+# Real architectures built for the in-tree backends (`uma run --target <backend> --check`):
+# the convolutions the backend claims run on its kernels, the rest on the host, and the
+# outputs must match the reference interpreter's within 1e-4 of their largest magnitude and
+# torch's like the interpreter's. MODELS lists the exported models to build (comma-separated),
+# TARGET the backend; the export is shared with the models test.
+include(${SCRIPTS}/export.cmake)
+set(subset ${OUT}/../backend-models-${TARGET})
+file(REMOVE_RECURSE ${subset})
+file(MAKE_DIRECTORY ${subset})
+string(REPLACE "," ";" models "${MODELS}")
+foreach(model ${models})
+  file(CREATE_LINK ${OUT}/${model} ${subset}/${model} SYMBOLIC)
+endforeach()
+execute_process(COMMAND ${PYTHON} ${SCRIPTS}/check_models.py ${UMA} ${subset} --target ${TARGET}
+                        --check --cache-dir ${CACHE}
+                RESULT_VARIABLE checked)
+if(NOT checked EQUAL 0)
+  message(FATAL_ERROR "a model built for ${TARGET} does not match the reference")
+endif()

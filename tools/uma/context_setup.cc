@@ -1,0 +1,23 @@
+// The commands' context (see context_setup.h).
+#include "context_setup.h"
+
+#include "backends/register.h"
+#include "uma/uma/plugin.h"
+
+namespace uma::tool {
+
+Status prepare_context(Context& context, const std::vector<std::string>& plugins) {
+  register_test_targets(context.partition_targets());
+  UMA_TRY(backends::register_builtin_backends(context));
+  for (const std::string& plugin : plugins) UMA_TRY(load_plugin(context, plugin));
+  return Status::success();
+}
+
+void add_plugin_option(CLI::App& command, std::vector<std::string>& plugins) {
+  command
+      .add_option("--plugin", plugins,
+                  "Load a backend plugin (a shared library defining uma_plugin_entry); repeatable")
+      ->allow_extra_args(false);
+}
+
+}  // namespace uma::tool
