@@ -76,7 +76,8 @@ class UltraTrailTest : public ::testing::Test {
   build::BuildOptions options() const {
     build::BuildOptions o;
     o.passes.verify_each = true;
-    o.compiler.cache_dir = (std::filesystem::current_path() / "c-cache").string();
+    o.compiler.cache_dir =
+        (std::filesystem::path(::testing::TempDir()) / "uma-c-run-cache").string();
     return o;
   }
 

@@ -147,10 +147,12 @@ class VanillaTest : public ::testing::Test {
     return parsed.ok() ? std::move(*parsed) : nullptr;
   }
 
-  // The compiler's cache lives beside the tests, so reruns compile nothing.
+  // The compiler's cache is the unit tests' (a fixed folder under the test temp folder), so
+  // reruns compile nothing.
   static build::BuildOptions options() {
     build::BuildOptions o;
-    o.compiler.cache_dir = (std::filesystem::current_path() / "c-cache").string();
+    o.compiler.cache_dir =
+        (std::filesystem::path(::testing::TempDir()) / "uma-c-run-cache").string();
     o.passes.verify_each = true;
     return o;
   }
