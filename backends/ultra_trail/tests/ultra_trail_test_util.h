@@ -72,7 +72,7 @@ class UltraTrailTest : public ::testing::Test {
     return r1;
   }
 
-  // Verification after every pass, and the C compiler's cache in the build folder.
+  // Verification after every pass, and the C compiler's cache under the test temp folder.
   build::BuildOptions options() const {
     build::BuildOptions o;
     o.passes.verify_each = true;
