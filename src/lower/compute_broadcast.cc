@@ -1,6 +1,10 @@
 // Compute rules of the broadcast family (src/op/broadcast.cc): broadcast_to, tile and nn.pad.
 // Each output element is an input element (or nn.pad's fill): injective stages, inlined
-// everywhere, so a padded convolution reads its input through the padding test.
+// everywhere, so a padded convolution reads its input through the padding test; nn.pad's
+// stage says what it pads (Stage::padding), so that a convolution can fold it into its own
+// padding attribute.
+#include <algorithm>
+
 #include "uma/lower/compute_util.h"
 
 namespace uma::lower {
@@ -47,8 +51,10 @@ Expected<std::vector<Stage>> pad_rule(const Node& node, const std::vector<Tensor
   Ints before(widths.begin(), widths.begin() + static_cast<std::ptrdiff_t>(rank));
   Ints after(widths.begin() + static_cast<std::ptrdiff_t>(rank), widths.end());
   std::function<Expr(const Indices&)> element;
+  Expr fill;  // undefined for edge and reflect
   if (mode == "constant") {
-    element = pad_view(x, before, after, constant(x.dtype, node.attrs().get_float("pad_value"))).at;
+    fill = constant(x.dtype, node.attrs().get_float("pad_value"));
+    element = pad_view(x, before, after, fill).at;
   } else if (mode == "edge" || mode == "reflect") {
     bool edge = mode == "edge";
     element = [x, before, edge](const Indices& idx) {
@@ -68,7 +74,12 @@ Expected<std::vector<Stage>> pad_rule(const Node& node, const std::vector<Tensor
   } else {
     return make_error("attribute 'mode' is '{}'; expected 'constant', 'reflect' or 'edge'", mode);
   }
-  return std::vector<Stage>{pointwise_stage("pad", out.dtype, out.shape, element, true)};
+  Stage stage = pointwise_stage("pad", out.dtype, out.shape, element, true);
+  // What a convolution or a pool reading it needs to fold it into its padding, or else to
+  // materialize it (fold_padding).
+  if (std::any_of(widths.begin(), widths.end(), [](std::int64_t w) { return w != 0; }))
+    stage.padding = std::make_shared<Padding>(Padding{x, before, after, fill, block_attrs(node)});
+  return std::vector<Stage>{std::move(stage)};
 }
 
 }  // namespace

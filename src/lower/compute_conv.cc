@@ -5,7 +5,9 @@
 // Stages are named as backends look for them: conv2d_nchw, depthwise_conv2d_nchw (one
 // input channel per group and as many groups as channels), group_conv2d_nchw, and
 // conv2d_transpose_nchw (likewise for 1-D and 3-D, with ncw and ncdhw). Padding is a padded
-// view of the data (an index test inlined into the sum), never a copy.
+// view of the data (an index test inlined into the sum), never a copy. An nn.pad of the data
+// that fuse-ops put in the convolution's function is folded into the block's padding
+// attribute when it is a zero pad of the spatial dimensions, else materialized (Stage::attrs).
 #include <fmt/format.h>
 
 #include "uma/lower/compute_util.h"
@@ -59,29 +61,31 @@ std::function<Expr(const Expr&, const Indices&)> bias_finalize(const std::vector
 //   * weight[o, rc, k]
 // with zeros read in the padding.
 Expected<std::vector<Stage>> conv_rule(std::size_t rank, const Node& node,
-                                       const std::vector<TensorView>& in, ComputeBuilder&) {
+                                       const std::vector<TensorView>& in, ComputeBuilder& builder) {
   const TensorType& out = node.result()->tensor_type();
   const AttrMap& attrs = node.attrs();
   const Ints& strides = attrs.get_ints("strides");
   const Ints& padding = attrs.get_ints("padding");
   const Ints& dilation = attrs.get_ints("dilation");
   const std::int64_t groups = attrs.get_int("groups");
-  const TensorView& data = in[0];
   const TensorView weight = in[1];
-  const std::int64_t channels = data.shape[1];
+  const std::int64_t channels = in[0].shape[1];
   const std::int64_t group_channels = weight.shape[1];
   const std::int64_t group_out_channels = weight.shape[0] / groups;
 
+  // A zero nn.pad of the spatial dimensions before the convolution is its padding too.
   Ints before(2, 0), after(2, 0);
   before.insert(before.end(), padding.begin(), padding.begin() + static_cast<std::ptrdiff_t>(rank));
   after.insert(after.end(), padding.begin() + static_cast<std::ptrdiff_t>(rank), padding.end());
-  TensorView padded = pad_view(data, before, after, constant(data.dtype, 0));
+  Expr zero = constant(in[0].dtype, 0);
+  PaddedInput input = fold_padding(in[0], before, after, zero, 2, builder);
+  TensorView padded = pad_view(input.data, input.before, input.after, zero);
 
   Reduction sum;
   sum.extents.push_back(group_channels);
   for (std::size_t i = 0; i < rank; ++i) sum.extents.push_back(weight.shape[2 + i]);
   sum.axis_names = reduction_axes(rank);
-  sum.accumulate_dtype = accumulator(data.dtype);
+  sum.accumulate_dtype = accumulator(in[0].dtype);
   sum.finalize = bias_finalize(in);
   sum.body = [=](const Indices& o, const Indices& r) {
     Expr channel = groups == 1 ? r[0] : o[1] / group_out_channels * group_channels + r[0];
@@ -105,6 +109,12 @@ Expected<std::vector<Stage>> conv_rule(std::size_t rank, const Node& node,
   stage.shape = out.shape;
   stage.reduction = std::move(sum);
   stage.axis_names = output_axes(rank);
+  if (input.folded) {
+    Ints folded(input.before.begin() + 2, input.before.end());
+    folded.insert(folded.end(), input.after.begin() + 2, input.after.end());
+    stage.attrs = block_attrs(node);
+    stage.attrs.set("padding", folded);
+  }
   return std::vector<Stage>{std::move(stage)};
 }
 
@@ -115,14 +125,15 @@ Expected<std::vector<Stage>> conv_rule(std::size_t rank, const Node& node,
 // rc, o % (O/groups), k], with g = o / (O/groups) the output channel's group.
 Expected<std::vector<Stage>> conv_transpose_rule(std::size_t rank, const Node& node,
                                                  const std::vector<TensorView>& in,
-                                                 ComputeBuilder&) {
+                                                 ComputeBuilder& builder) {
   const TensorType& out = node.result()->tensor_type();
   const AttrMap& attrs = node.attrs();
   const Ints& strides = attrs.get_ints("strides");
   const Ints& padding = attrs.get_ints("padding");
   const Ints& dilation = attrs.get_ints("dilation");
   const std::int64_t groups = attrs.get_int("groups");
-  const TensorView data = in[0];
+  // Its padding crops the output: an nn.pad of the data is no part of it.
+  const TensorView data = materialize_padding(in[0], builder);
   const TensorView weight = in[1];
   const std::int64_t group_channels = data.shape[1] / groups;
   const std::int64_t group_out_channels = weight.shape[1];

@@ -42,7 +42,7 @@ DType accumulator(DType dtype) {
 }
 
 Expected<std::vector<Stage>> pool_rule(Pool pool, std::size_t rank, const Node& node,
-                                       const std::vector<TensorView>& in, ComputeBuilder&) {
+                                       const std::vector<TensorView>& in, ComputeBuilder& builder) {
   const TensorType& out = node.result()->tensor_type();
   const AttrMap& attrs = node.attrs();
   const Ints& pool_size = attrs.get_ints("pool_size");
@@ -50,7 +50,10 @@ Expected<std::vector<Stage>> pool_rule(Pool pool, std::size_t rank, const Node& 
   const Ints& padding = attrs.get_ints("padding");
   const Ints dilation = pool == Pool::kMax ? attrs.get_ints("dilation") : Ints(rank, 1);
   const bool count_pad = pool == Pool::kAvg && attrs.get_int("count_include_pad") == 1;
-  const TensorView& data = in[0];
+  // The block's padding attribute is the padding of the buffer it reads: an nn.pad before
+  // the pool is materialized, not folded (the average's count and ceil mode's last window
+  // depend on which elements are padding).
+  const TensorView data = materialize_padding(in[0], builder);
 
   // Padding in front as given; behind, enough for the last window (ceil mode may hang past
   // the trailing padding).
@@ -160,10 +163,13 @@ Stage indices_stage(std::size_t rank, const Node& node, const TensorView& data,
 Expected<std::vector<Stage>> pool_with_indices_rule(std::size_t rank, const Node& node,
                                                     const std::vector<TensorView>& in,
                                                     ComputeBuilder& builder) {
-  UMA_TRY_ASSIGN(std::vector<Stage> max, pool_rule(Pool::kMax, rank, node, in, builder));
+  // Both blocks read the same data, materialized once if it is an nn.pad.
+  std::vector<TensorView> inputs = in;
+  inputs[0] = materialize_padding(in[0], builder);
+  UMA_TRY_ASSIGN(std::vector<Stage> max, pool_rule(Pool::kMax, rank, node, inputs, builder));
   TensorView values = builder.materialize(max.front());
   Stage copy = pointwise_stage("copy", values.dtype, values.shape, values.at, true);
-  return std::vector<Stage>{copy, indices_stage(rank, node, in[0], values)};
+  return std::vector<Stage>{copy, indices_stage(rank, node, inputs[0], values)};
 }
 
 // out[n, c, 0...] = the maximum or the average of data[n, c, every position].

@@ -117,7 +117,14 @@ Stage pointwise_stage(std::string name, DType dtype, Shape shape,
 
 TensorView view_of(const Stage& stage) {
   UMA_CHECK(stage.element != nullptr, "stage {} is not pointwise", stage.name);
-  return TensorView{stage.dtype, stage.shape, stage.element, nullptr};
+  return TensorView{stage.dtype, stage.shape, stage.element, nullptr, stage.padding};
+}
+
+AttrMap block_attrs(const Node& node) {
+  AttrMap attrs;
+  for (const auto& [name, value] : node.attrs())
+    if (!is_discardable_attr(name)) attrs.set(name, value);
+  return attrs;
 }
 
 TensorView pad_view(const TensorView& view, const std::vector<std::int64_t>& before,
@@ -151,6 +158,39 @@ TensorView pad_view(const TensorView& view, const std::vector<std::int64_t>& bef
     return inside.defined() ? SelectNode::make(inside, read, value) : read;
   };
   return TensorView{view.dtype, shape, at, nullptr};
+}
+
+TensorView materialize_padding(const TensorView& data, ComputeBuilder& builder) {
+  if (data.padding == nullptr) return data;
+  Stage copy = pointwise_stage("pad", data.dtype, data.shape, data.at, true);
+  copy.attrs = data.padding->attrs;
+  return builder.materialize(std::move(copy));
+}
+
+PaddedInput fold_padding(const TensorView& data, std::vector<std::int64_t> before,
+                         std::vector<std::int64_t> after, const Expr& fill,
+                         std::size_t first_padded, ComputeBuilder& builder) {
+  PaddedInput input{data, std::move(before), std::move(after)};
+  Expr value = cast(data.dtype, fill);
+  auto foldable = [&](const Padding& pad) {
+    if (!pad.fill.defined() || !equal(pad.fill, value)) return false;
+    for (std::size_t d = 0; d < pad.before.size(); ++d) {
+      if (pad.before[d] < 0 || pad.after[d] < 0) return false;
+      if (d < first_padded && (pad.before[d] != 0 || pad.after[d] != 0)) return false;
+    }
+    return true;
+  };
+  while (input.data.padding != nullptr && foldable(*input.data.padding)) {
+    std::shared_ptr<const Padding> pad = input.data.padding;
+    for (std::size_t d = 0; d < pad->before.size(); ++d) {
+      input.before[d] += pad->before[d];
+      input.after[d] += pad->after[d];
+    }
+    input.data = pad->source;
+    input.folded = true;
+  }
+  input.data = materialize_padding(input.data, builder);
+  return input;
 }
 
 }  // namespace uma::lower

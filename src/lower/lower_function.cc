@@ -78,14 +78,6 @@ Expr constant_element(const Tensor& t, std::int64_t i) {
   return FloatImmNode::make(type, t.get(i));
 }
 
-// The node's attributes as a block carries them: without discardable ones (uma.*).
-AttrMap block_attrs(const Node& node) {
-  AttrMap attrs;
-  for (const auto& [name, value] : node.attrs())
-    if (!is_discardable_attr(name)) attrs.set(name, value);
-  return attrs;
-}
-
 std::string value_name(const Value& value, std::string_view fallback) {
   return value.name().empty() ? std::string(fallback) : value.name();
 }
@@ -169,9 +161,11 @@ class Lowerer final : public ComputeBuilder {
 
   TensorView view(const LazyPtr& lazy) {
     const Stage& stage = lazy->stage;
+    // A value already in a buffer is read from it, not through its padding.
     return TensorView{stage.dtype, stage.shape,
                       [this, lazy](const Indices& idx) { return read(lazy, idx); },
-                      lazy->materialized ? lazy->materialized->buffer : nullptr};
+                      lazy->materialized ? lazy->materialized->buffer : nullptr,
+                      lazy->materialized ? nullptr : stage.padding};
   }
 
   Expr read(const LazyPtr& lazy, const Indices& idx) {

@@ -11,6 +11,7 @@
 #include <cstdint>
 #include <functional>
 #include <map>
+#include <memory>
 #include <optional>
 #include <shared_mutex>
 #include <string>
@@ -25,6 +26,8 @@ namespace uma::lower {
 
 using Indices = std::vector<tir::Expr>;
 
+struct Padding;
+
 // A tensor as a compute rule sees it: element type, shape, and how to read one element.
 // Indices are i64 expressions, one per dimension.
 struct TensorView {
@@ -34,6 +37,20 @@ struct TensorView {
   // The buffer behind the view when it is materialized (a parameter, an output or an
   // intermediate), else null: rules that call extern kernels need it.
   tir::Buffer buffer;
+  // Set when the view is another tensor padded (an inlined nn.pad): what a rule with a
+  // padding attribute needs to fold it into its own (fold_padding in compute_util.h).
+  std::shared_ptr<const Padding> padding;
+};
+
+// `source` with before[d] elements in front of dimension d and after[d] behind it (negative:
+// cropped), holding `fill`; an undefined fill means the elements repeat or mirror the
+// source's (nn.pad's edge and reflect modes).
+struct Padding {
+  TensorView source;
+  std::vector<std::int64_t> before, after;
+  tir::Expr fill;
+  // The attributes of the nn.pad, for its block when it must be materialized.
+  AttrMap attrs;
 };
 
 // A reduction over extra axes:
@@ -66,10 +83,21 @@ struct Stage {
   // cheap to recompute, so it is inlined even into reductions.
   bool injective = false;
   // Copied to the block: the graph op's attributes, so a backend's pass can read strides or
-  // padding from the block it replaces. Left empty, lowering fills in the node's attributes.
+  // padding from the block it replaces. They describe what the block computes from the
+  // buffers it reads: a padding attribute (convolutions, pools) is the padding of the
+  // buffer the block reads as the op's data. Since lowering inlines an nn.pad into the op
+  // that reads it, the op's rule folds the pad into its padding attribute where that is the
+  // same computation (a convolution after a zero pad of the spatial dimensions: the block
+  // reads the unpadded buffer, with padding = the convolution's + the pad's), and
+  // materializes any other pad (a block `pad` writing a buffer the op's block reads), so
+  // that a pass calling its own kernel with the block's data buffer and padding attribute
+  // computes what the block does (fold_padding in compute_util.h). Left empty, lowering
+  // fills in the node's attributes (block_attrs).
   AttrMap attrs;
   // Optional names of the output loops' variables ("n", "c", "h", "w").
   std::vector<std::string> axis_names;
+  // Set when the stage pads another tensor (nn.pad): views of the stage carry it.
+  std::shared_ptr<const Padding> padding;
 };
 
 // What a rule may ask of the lowering in progress.

@@ -41,11 +41,35 @@ Stage pointwise_stage(std::string name, DType dtype, Shape shape,
 // The view of a stage that is inlined (read by calling its element function).
 TensorView view_of(const Stage& stage);
 
+// The node's attributes as a block carries them: without discardable ones (uma.*).
+AttrMap block_attrs(const Node& node);
+
 // `view` padded by before[d] elements in front of dimension d and after[d] behind it, with
 // `fill` outside the input. The guarded read is a `select`, whose unselected branch is never
 // evaluated, so the input is never read out of bounds. An index remapping: inlined even
 // into reductions (a padded convolution reads its input directly).
 TensorView pad_view(const TensorView& view, const std::vector<std::int64_t>& before,
                     const std::vector<std::int64_t>& after, const tir::Expr& fill);
+
+// A rule whose op has a padding attribute (convolutions, pools) reads its data through
+// these, so that the attribute applies to the buffer its block reads (see Stage::attrs).
+//
+// `data` as such a block may read it: an inlined pad (TensorView::padding) is materialized,
+// a block `pad` writing a buffer of its own, which the result reads.
+TensorView materialize_padding(const TensorView& data, ComputeBuilder& builder);
+
+// The data of an op that pads it by `before`/`after` (every dimension) with `fill`, and the
+// padding to apply. When `data` is an inlined pad that the op's padding can stand for — the
+// same fill, only in the dimensions from `first_padded` on, nothing cropped — the two fold:
+// the data is the pad's source and the widths add up (`folded`). Any other pad is
+// materialized (materialize_padding).
+struct PaddedInput {
+  TensorView data;
+  std::vector<std::int64_t> before, after;
+  bool folded = false;
+};
+PaddedInput fold_padding(const TensorView& data, std::vector<std::int64_t> before,
+                         std::vector<std::int64_t> after, const tir::Expr& fill,
+                         std::size_t first_padded, ComputeBuilder& builder);
 
 }  // namespace uma::lower
