@@ -51,13 +51,18 @@ std::vector<Value*> Node::results() const {
 }
 
 std::string Node::location() const {
-  if (!name_.empty()) return fmt::format("node '{}' ({})", name_, op_->name);
-  // Unnamed nodes are named by their position, which is what a reader of the text sees.
+  if (!name_.empty()) return location(0);  // a name needs no position
   std::size_t position = 0;
   for (const auto& node : function_->nodes()) {
     if (node.get() == this) break;
     ++position;
   }
+  return location(position);
+}
+
+std::string Node::location(std::size_t position) const {
+  if (!name_.empty()) return fmt::format("node '{}' ({})", name_, op_->name);
+  // Unnamed nodes are named by their position, which is what a reader of the text sees.
   return fmt::format("node #{} ({}) in function @{}", position, op_->name, function_->name());
 }
 

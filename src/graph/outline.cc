@@ -28,10 +28,10 @@ Expected<Outlined> outline(Function& host, std::span<Node* const> nodes,
     }
   std::vector<Value*> outputs;
   for (const Node* node : nodes)
-    for (Value* result : node->results())
-      for (const Use& use : result->uses())
+    for (std::size_t i = 0; i < node->num_results(); ++i)
+      for (const Use& use : node->result(i)->uses())
         if (use.user == nullptr || !inside(use.user)) {
-          outputs.push_back(result);
+          outputs.push_back(node->result(i));
           break;
         }
   if (outputs.empty()) return Outlined{};

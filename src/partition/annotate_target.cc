@@ -42,7 +42,7 @@ class Annotator {
     if (node.is_op("constant")) return false;
     const Function* callee = node.callee();
     if (callee != nullptr && callee->attrs().has(kCompilerAttr)) return false;
-    reasons_.assign(targets_.size(), std::string());
+    if (report_ != nullptr) reasons_.assign(targets_.size(), std::string());
     std::optional<std::size_t> winner;
     if (callee != nullptr && callee->attrs().has(kCompositeAttr)) {
       winner = claim_composite(*callee);
@@ -67,8 +67,9 @@ class Annotator {
   std::optional<std::size_t> claim_composite(const Function& composite) {
     std::string_view owner = composite_target(composite);
     std::optional<std::size_t> winner = find(owner);
-    for (std::size_t i = 0; i < targets_.size(); ++i)
-      reasons_[i] = fmt::format("@{} is a composite of {}", composite.name(), owner);
+    if (report_ != nullptr)
+      for (std::size_t i = 0; i < targets_.size(); ++i)
+        reasons_[i] = fmt::format("@{} is a composite of {}", composite.name(), owner);
     return winner;
   }
 
@@ -88,9 +89,10 @@ class Annotator {
       }
       winner = index;
     }
-    for (std::size_t i = 0; i < targets_.size(); ++i)
-      reasons_[i] = fmt::format("{} goes with its operands, which are not all on {}",
-                                node.op_name(), targets_[i]->name);
+    if (report_ != nullptr)
+      for (std::size_t i = 0; i < targets_.size(); ++i)
+        reasons_[i] = fmt::format("{} goes with its operands, which are not all on {}",
+                                  node.op_name(), targets_[i]->name);
     if (!agree) return std::optional<std::size_t>();
     return winner;
   }
@@ -99,12 +101,12 @@ class Annotator {
     for (std::size_t i = 0; i < targets_.size(); ++i) {
       const PartitionTarget& target = *targets_[i];
       if (!target.supports_op) {
-        reasons_[i] = fmt::format("{} takes only composites", target.name);
+        if (report_ != nullptr) reasons_[i] = fmt::format("{} takes only composites", target.name);
         continue;
       }
       Status supported = target.supports_op(node);
       if (supported) return i;
-      reasons_[i] = supported.error().message();
+      if (report_ != nullptr) reasons_[i] = supported.error().message();
     }
     return std::nullopt;
   }
@@ -130,7 +132,8 @@ class Annotator {
 
   const TargetList& targets_;
   PartitionReport* report_;
-  // Per target, why it did not claim the current node.
+  // Per target, why it did not claim the current node; kept only for a report, as the
+  // words cost more than the claim itself.
   std::vector<std::string> reasons_;
 };
 

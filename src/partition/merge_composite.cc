@@ -28,19 +28,19 @@
 // the nearest miss (NoPatternMatched, "<target>.<pattern>: <failure>", for the failure that
 // got furthest among the target's patterns at that node).
 //
-// Cost: the function is walked once, to number its nodes and note which ones a pattern may
-// take and their ops; each pattern then scans that compact table, not the function, so
-// that a large function is not streamed through the caches once per pattern. Without a
-// report, a node whose op cannot be the root of the pattern is not even looked at; with one,
-// every node is tried (patterns × nodes attempts), to find its nearest miss. The cycle check
-// searches backwards only between the earliest outside user and the root.
+// Cost: the function is walked once, into a compact table of its nodes (which a pattern may
+// take; their ops and operands: match_filter.h). Each pattern then scans the table, not the
+// function, so that a large function is not read from memory once per pattern: without a
+// report, the matcher runs only where the table cannot rule a match out; with one, at every
+// node (patterns × nodes attempts), to find its nearest miss. The cycle check searches
+// backwards only between the earliest outside user and the root.
 #include <algorithm>
-#include <cstdint>
 #include <optional>
 #include <unordered_map>
 #include <unordered_set>
 
 #include "annotations.h"
+#include "match_filter.h"
 #include "target_list.h"
 #include "uma/graph/context.h"
 #include "uma/graph/rewriter.h"
@@ -50,34 +50,6 @@ namespace uma {
 namespace {
 
 constexpr std::string_view kPartitionedFromPatternAttr = "PartitionedFromPattern";
-
-// The op names the root of `pattern` can have, or nullopt when it may be any node.
-std::optional<std::vector<std::string>> root_ops(const Pattern& pattern) {
-  switch (pattern.kind) {
-    case PatternKind::Op:
-      return pattern.ops;
-    case PatternKind::Tuple:
-      return std::vector<std::string>{"tuple"};
-    case PatternKind::AttrPred:
-    case PatternKind::TypePred:
-      return root_ops(*pattern.children[0]);
-    case PatternKind::Dominator:
-      return root_ops(*pattern.children[2]);
-    case PatternKind::Alt: {
-      auto first = root_ops(*pattern.children[0]);
-      auto second = root_ops(*pattern.children[1]);
-      if (!first || !second) return std::nullopt;
-      first->insert(first->end(), second->begin(), second->end());
-      return first;
-    }
-    case PatternKind::Wildcard:
-    case PatternKind::Constant:
-    case PatternKind::Input:
-    case PatternKind::TupleGetItem:
-      return std::nullopt;
-  }
-  return std::nullopt;
-}
 
 // Nodes no pattern takes: calls are composites, outlined regions or other functions, and a
 // node with uma.target belongs to a target already.
@@ -89,11 +61,6 @@ bool is_claimed_already(const Node& node) {
 struct PatternEntry {
   const CompositePattern* pattern;
   std::string composite;  // "<target>.<pattern>"
-  std::optional<std::vector<std::string>> root_ops;
-
-  bool may_root_at(const OpDef& op) const {
-    return !root_ops || std::find(root_ops->begin(), root_ops->end(), op.name) != root_ops->end();
-  }
 };
 
 // Why a match did not become a composite.
@@ -108,22 +75,20 @@ class FunctionMerger {
  public:
   FunctionMerger(Function& function, PartitionReport* report, std::size_t& next_index)
       : function_(function), report_(report), next_index_(next_index) {
-    std::unordered_map<const OpDef*, std::uint32_t> op_index;
     slots_.reserve(function.num_nodes());
     position_.reserve(function.num_nodes());
     for (const auto& owned : function.nodes()) {
       Node* node = owned.get();
       position_[node] = slots_.size();
-      auto [op, added] = op_index.emplace(&node->op(), static_cast<std::uint32_t>(ops_.size()));
-      if (added) ops_.push_back(&node->op());
-      slots_.push_back({node, op->second, !node->is_op("constant") && !is_claimed_already(*node)});
+      filter_.add(*node, position_);
+      slots_.push_back({node, !node->is_op("constant") && !is_claimed_already(*node), true});
     }
   }
 
   Status run_target(const PartitionTarget& target) {
     why_.clear();
     for (const CompositePattern& pattern : target.patterns) {
-      PatternEntry entry{&pattern, target.name + "." + pattern.name, root_ops(*pattern.pattern)};
+      PatternEntry entry{&pattern, target.name + "." + pattern.name};
       UMA_TRY(run_pattern(entry));
     }
     if (report_ != nullptr && !target.patterns.empty()) record_reasons(target.name);
@@ -136,22 +101,16 @@ class FunctionMerger {
   // The matches are found first and replaced afterwards, first to last, so that composites
   // are numbered in the function's order.
   Status run_pattern(const PatternEntry& entry) {
-    // Which of the function's ops the pattern's root can have; with a report, every node is
-    // tried, so that it can say how near the pattern came.
-    std::vector<char> may_root(ops_.size());
-    for (std::size_t i = 0; i < ops_.size(); ++i)
-      may_root[i] = report_ != nullptr || entry.may_root_at(*ops_[i]);
+    // With a report, every node is tried, so that it can say how near the pattern came.
+    MatchFilter::Compiled filter = filter_.compile(*entry.pattern->pattern);
     std::vector<Match> accepted;
-    for (auto slot = slots_.rbegin(); slot != slots_.rend(); ++slot) {
-      if (!slot->open || !may_root[slot->op]) continue;
-      Node* node = slot->node;
-      for (Value* result : node->results()) {
-        auto matched = match(*entry.pattern->pattern, result);
-        if (const auto* failure = std::get_if<MatchFailure>(&matched)) {
-          note_miss(node, entry, *failure);
-          continue;
-        }
-        Match& m = std::get<Match>(matched);
+    for (std::size_t i = slots_.size(); i-- > 0;) {
+      if (!slots_[i].open || (report_ == nullptr && !filter_.may_match(filter, i))) continue;
+      Node* node = slots_[i].node;
+      for (std::size_t r = 0; r < node->num_results(); ++r) {
+        std::optional<Match> matched = try_match(entry, node, node->result(r));
+        if (!matched) continue;
+        Match& m = *matched;
         if (!is_free(m, node)) continue;
         if (std::optional<Refusal> rejection = check(m, entry)) {
           note_rejection(m, *rejection);
@@ -173,6 +132,18 @@ class FunctionMerger {
       UMA_TRY_ASSIGN(calls[root], replace(*it, entry));
     }
     return Status::success();
+  }
+
+  // The match of the entry's pattern at `value`, a result of `node`. Only a report is told
+  // why there is none: without one, a failed match is not put into words.
+  std::optional<Match> try_match(const PatternEntry& entry, const Node* node, Value* value) {
+    if (report_ == nullptr) return quiet_match(*entry.pattern->pattern, value);
+    auto matched = match(*entry.pattern->pattern, value);
+    if (const auto* failure = std::get_if<MatchFailure>(&matched)) {
+      note_miss(node, entry, *failure);
+      return std::nullopt;
+    }
+    return std::move(std::get<Match>(matched));
   }
 
   // The match is rooted at `root`'s result, covers no node taken before, and none of its
@@ -309,15 +280,19 @@ class FunctionMerger {
     UMA_TRY_ASSIGN(Node * call, rewriter.try_call(composite, m.inputs, root->name()));
     call->result()->set_name(m.root->name());
     position_[call] = position(root);
+    filter_.forget(position(root));
     if (report_ != nullptr) report_->replaced_by(replaced, call, entry.composite);
     rewriter.replace_all_uses(m.root, call->result());
+    current_positions_.clear();
     for (auto it = replaced.rbegin(); it != replaced.rend(); ++it) {
+      if (*it != root) slots_[position(*it)].present = false;
       why_.erase(*it);
       position_.erase(*it);
       rewriter.erase(*it);
     }
     for (Node* node : constants)
       if (!node->result()->has_uses()) {
+        slots_[position(node)].present = false;
         position_.erase(node);
         rewriter.erase(node);
       }
@@ -349,7 +324,23 @@ class FunctionMerger {
     Why& why = why_[node];
     if (failure.progress <= why.progress) return;
     why.progress = failure.progress;
-    why.nearest_miss = entry.composite + ": " + failure.to_string();
+    why.nearest_miss = entry.composite + ": " + failure.to_string([this](const Node& n) {
+      return n.location(current_position(n));
+    });
+  }
+
+  // Where `node` is in the function now, as Node::location() would count it, without its walk
+  // of the function for each of the many nearest misses: counted once after replacements.
+  std::size_t current_position(const Node& node) {
+    if (current_positions_.empty()) {
+      current_positions_.resize(slots_.size());
+      std::size_t count = 0;
+      for (std::size_t i = 0; i < slots_.size(); ++i) {
+        current_positions_[i] = count;
+        count += slots_[i].present ? 1 : 0;
+      }
+    }
+    return current_positions_[position(&node)];
   }
 
   void note_rejection(const Match& m, const Refusal& rejection) {
@@ -379,17 +370,21 @@ class FunctionMerger {
   // A node of the function as the pass found it, at its position.
   struct Slot {
     Node* node;
-    std::uint32_t op;  // index in ops_
     // A pattern may still take it: not a constant, not claimed before the pass, not in a
     // match accepted since (which erases it).
     bool open;
+    // The node, or the composite call that replaced it as a match's root, is in the function.
+    bool present;
   };
 
   Function& function_;
   PartitionReport* report_;
   std::size_t& next_index_;
   std::vector<Slot> slots_;
-  std::vector<const OpDef*> ops_;  // the function's distinct ops
+  MatchFilter filter_;
+  // By slot, the number of nodes before it in the function now; empty when a replacement
+  // has made it stale.
+  std::vector<std::size_t> current_positions_;
   std::unordered_map<const Node*, std::size_t> position_;
   std::unordered_map<const Node*, Why> why_;
   bool changed_ = false;

@@ -33,11 +33,14 @@ std::string node_text(const Node& node) {
   return fmt::format("an unnamed {} node", node.op_name());
 }
 
+using Locate = std::function<std::string(const Node&)>;
+
 // A value named for a reader: "parameter %x", "node 'conv1' (nn.conv2d)", "result 1 of ...".
-std::string value_text(const Value& value, bool full_location = false) {
+// Its node is named by `locate` when given, else by node_text.
+std::string value_text(const Value& value, const Locate* locate = nullptr) {
   if (value.is_param()) return param_text(value);
   const Node& node = *value.producer();
-  std::string name = full_location ? node.location() : node_text(node);
+  std::string name = locate != nullptr ? (*locate)(node) : node_text(node);
   if (node.num_results() > 1) return fmt::format("result {} of {}", value.index(), name);
   return name;
 }
@@ -129,10 +132,14 @@ MatchFailure make_failure(const FailureRecord& record) {
 
 std::string MatchFailure::to_string() const {
   // Made only when a failure is shown, so unnamed nodes may be named by their position.
+  return to_string([](const Node& node) { return node.location(); });
+}
+
+std::string MatchFailure::to_string(const std::function<std::string(const Node&)>& locate) const {
   if (value == nullptr) return reason;
   if (user != nullptr)
-    return fmt::format("at operand {} of {}: {}", operand, user->location(), reason);
-  return fmt::format("at {}: {}", pattern_detail::value_text(*value, true), reason);
+    return fmt::format("at operand {} of {}: {}", operand, locate(*user), reason);
+  return fmt::format("at {}: {}", pattern_detail::value_text(*value, &locate), reason);
 }
 
 }  // namespace uma

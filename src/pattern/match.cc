@@ -383,4 +383,10 @@ std::variant<Match, MatchFailure> match(const Pattern& pattern, Value* value) {
   return matcher.failure();
 }
 
+std::optional<Match> quiet_match(const Pattern& pattern, Value* value) {
+  Matcher matcher(/*quiet=*/true);
+  if (matcher.run(pattern, value)) return matcher.result(value);
+  return std::nullopt;
+}
+
 }  // namespace uma

@@ -3,8 +3,11 @@
 // in tests/lit/partition/merge_composite.uma.
 #include <gtest/gtest.h>
 
+#include <random>
+
 #include "uma/graph/context.h"
 #include "uma/graph/parser.h"
+#include "uma/graph/printer.h"
 #include "uma/partition/partition.h"
 #include "uma/partition/report.h"
 
@@ -201,6 +204,126 @@ TEST_F(MergeCompositeTest, TargetsMustBeKnownAndGiven) {
   ASSERT_FALSE(none.ok());
   EXPECT_EQ(none.error().message(),
             "no target to partition for: name them, e.g. merge-composite{targets=a,b}");
+}
+
+// ---- The match filter ----
+
+// A random function of the ops the test targets' patterns look for, all on
+// tensor<1x2x3x3xf32>: convolutions with constant 1x1 weights (and biases), adds of constants
+// (either side) and of values, relu, clip, sigmoid and SiLU, gelu, matmuls with constant and
+// computed right-hand sides, tanh. Values feed several users at random.
+std::string random_function(std::mt19937_64& rng) {
+  const std::string type = "tensor<1x2x3x3xf32>";
+  auto pick = [&](std::size_t n) { return static_cast<std::size_t>(rng() % n); };
+  std::vector<std::string> values = {"%x"}, lines;
+  std::size_t next = 0;
+  auto constant = [&](const std::string& shape, std::size_t count) {
+    std::string name = fmt::format("%c{}", next++), data;
+    for (std::size_t i = 0; i < count; ++i)
+      data += fmt::format("{}{}.5", i ? ", " : "", static_cast<int>(pick(5)) - 2);
+    lines.push_back(fmt::format("  {} = constant {{value = dense<[{}]> : tensor<{}>}} : tensor<{}>",
+                                name, data, shape, shape));
+    return name;
+  };
+  auto value = [&] {
+    return values[values.size() - 1 - pick(std::min<std::size_t>(values.size(), 4))];
+  };
+  auto emit = [&](const std::string& expression) {
+    std::string name = fmt::format("%v{}", next++);
+    lines.push_back(fmt::format("  {} = {} : {}", name, expression, type));
+    values.push_back(name);
+    return name;
+  };
+  std::size_t count = 4 + pick(30);
+  for (std::size_t i = 0; i < count; ++i) {
+    switch (pick(12)) {
+      case 0:
+      case 1: {
+        std::string w = constant("2x2x1x1xf32", 4);
+        emit(pick(2) ? fmt::format("nn.conv2d({}, {})", value(), w)
+                     : fmt::format("nn.conv2d({}, {}, {})", value(), w, constant("2xf32", 2)));
+        break;
+      }
+      case 2: {
+        std::string b = constant("2x1x1xf32", 2);
+        emit(pick(2) ? fmt::format("add({}, {})", value(), b)
+                     : fmt::format("add({}, {})", b, value()));
+        break;
+      }
+      case 3:
+        emit(fmt::format("add({}, {})", value(), value()));
+        break;
+      case 4:
+        emit(fmt::format("nn.relu({})", value()));
+        break;
+      case 5:
+        emit(fmt::format("clip({}) {{a_min = 0.0, a_max = 6.0}}", value()));
+        break;
+      case 6: {
+        std::string x = value();
+        std::string s = emit(fmt::format("sigmoid({})", x));
+        emit(pick(2) ? fmt::format("multiply({}, {})", x, s)
+                     : fmt::format("multiply({}, {})", s, x));
+        break;
+      }
+      case 7:
+        emit(fmt::format("nn.gelu({})", value()));
+        break;
+      case 8:
+        emit(fmt::format("nn.matmul({}, {})", value(), constant("3x3xf32", 9)));
+        break;
+      case 9:
+        emit(fmt::format("nn.matmul({}, {})", value(), value()));
+        break;
+      default:
+        emit(fmt::format("tanh({})", value()));
+        break;
+    }
+  }
+  std::string outputs, output_types;
+  for (const std::string& v : values) {
+    bool used = v == "%x";
+    for (const std::string& line : lines)
+      used = used || line.find(v + ")") != std::string::npos ||
+             line.find(v + ",") != std::string::npos;
+    if (used && !(v == values.back() || pick(8) == 0)) continue;
+    outputs += (outputs.empty() ? "" : ", ") + v;
+    output_types += (output_types.empty() ? "" : ", ") + type;
+  }
+  std::string text = fmt::format("func @main(%x: {}) -> ({}) {{\n", type, output_types);
+  for (const std::string& line : lines) text += line + "\n";
+  return text + "  return " + outputs + "\n}\n";
+}
+
+// Without a report, merge-composite runs the matcher only where its match filter
+// (src/partition/match_filter.h) cannot rule the pattern out; with one, at every node, to
+// find the nearest miss. The filter must rule out only matches that fail: on random
+// functions, both ways take the same composites.
+TEST(MergeCompositeFilter, RulesOutOnlyMatchesThatFail) {
+  std::mt19937_64 rng(20250214);
+  int composites = 0;
+  for (int round = 0; round < 300; ++round) {
+    std::string text = random_function(rng);
+    std::vector<std::string> targets = {"test_conv", "test_dense"};
+    if (rng() % 2) std::swap(targets[0], targets[1]);
+    std::string results[2];
+    for (bool with_report : {false, true}) {
+      Context context;
+      register_test_targets(context.partition_targets());
+      auto module = parse_module(context, text, "random.uma");
+      ASSERT_TRUE(module.ok()) << module.error().message() << "\n" << text;
+      PartitionReport report;
+      report.begin(**module, targets);
+      auto pass = create_merge_composite_pass(
+          {.targets = targets, .report = with_report ? &report : nullptr});
+      auto changed = pass->run(**module);
+      ASSERT_TRUE(changed.ok()) << changed.error().message() << "\n" << text;
+      results[with_report] = to_string(**module);
+      if (with_report) composites += static_cast<int>((*module)->num_functions()) - 1;
+    }
+    EXPECT_EQ(results[0], results[1]) << text;
+  }
+  EXPECT_GT(composites, 600);  // the functions do hold what the patterns take
 }
 
 }  // namespace

@@ -101,7 +101,11 @@ class Node {
   const std::string& name() const { return name_; }
   void set_name(std::string name) { name_ = std::move(name); }
   // How diagnostics name this node: "node 'conv1' (nn.conv2d)" or "node #3 (nn.conv2d)".
+  // An unnamed node is named by its position, which this finds by walking the function.
   std::string location() const;
+  // The same, for a caller that knows the node's position in its function (a pass naming
+  // many nodes, where a walk for each would be quadratic).
+  std::string location(std::size_t position) const;
 
   Function* function() const { return function_; }
 

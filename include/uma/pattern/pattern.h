@@ -162,6 +162,9 @@ struct MatchFailure {
   // "at operand 1 of node 'conv1' (nn.conv2d): expected a constant, found parameter %x";
   // at the root: "at node 'pool1' (nn.max_pool2d): expected nn.conv2d, found nn.max_pool2d".
   std::string to_string() const;
+  // The same, with nodes named by `locate` instead of Node::location(), whose walk of the
+  // function to number an unnamed node is too slow for a caller that names many failures.
+  std::string to_string(const std::function<std::string(const Node&)>& locate) const;
 };
 
 struct Match {
@@ -187,5 +190,8 @@ struct Match {
 // Matches `pattern` against `value` (backtracking through alternatives). On failure,
 // returns the nearest miss.
 std::variant<Match, MatchFailure> match(const Pattern& pattern, Value* value);
+// The same match, for a caller that does not show why a match failed: nothing is recorded
+// nor put into words on the way (a partitioner tries patterns at every node, and most fail).
+std::optional<Match> quiet_match(const Pattern& pattern, Value* value);
 
 }  // namespace uma
