@@ -75,13 +75,15 @@ class FunctionMerger {
  public:
   FunctionMerger(Function& function, PartitionReport* report, std::size_t& next_index)
       : function_(function), report_(report), next_index_(next_index) {
-    slots_.reserve(function.num_nodes());
+    nodes_.reserve(function.num_nodes());
     position_.reserve(function.num_nodes());
     for (const auto& owned : function.nodes()) {
       Node* node = owned.get();
-      position_[node] = slots_.size();
+      position_[node] = nodes_.size();
       filter_.add(*node, position_);
-      slots_.push_back({node, !node->is_op("constant") && !is_claimed_already(*node), true});
+      nodes_.push_back(node);
+      open_.push_back(!node->is_op("constant") && !is_claimed_already(*node));
+      present_.push_back(true);
     }
   }
 
@@ -104,9 +106,9 @@ class FunctionMerger {
     // With a report, every node is tried, so that it can say how near the pattern came.
     MatchFilter::Compiled filter = filter_.compile(*entry.pattern->pattern);
     std::vector<Match> accepted;
-    for (std::size_t i = slots_.size(); i-- > 0;) {
-      if (!slots_[i].open || (report_ == nullptr && !filter_.may_match(filter, i))) continue;
-      Node* node = slots_[i].node;
+    for (std::size_t i = nodes_.size(); i-- > 0;) {
+      if (!open_[i] || (report_ == nullptr && !filter_.may_match(filter, i))) continue;
+      Node* node = nodes_[i];
       for (std::size_t r = 0; r < node->num_results(); ++r) {
         std::optional<Match> matched = try_match(entry, node, node->result(r));
         if (!matched) continue;
@@ -118,7 +120,7 @@ class FunctionMerger {
         }
         // Its nodes are replaced once the sweep is over: no later match may take them.
         for (Node* covered : m.nodes)
-          if (!covered->is_op("constant")) slots_[position(covered)].open = false;
+          if (!covered->is_op("constant")) open_[position(covered)] = false;
         accepted.push_back(std::move(m));
         break;
       }
@@ -158,8 +160,7 @@ class FunctionMerger {
           std::find(m.nodes.begin(), m.nodes.end(), input->producer()) != m.nodes.end())
         return false;
     return std::none_of(m.nodes.begin(), m.nodes.end(), [&](const Node* node) {
-      return !node->is_op("constant") &&
-             (is_claimed_already(*node) || !slots_[position(node)].open);
+      return !node->is_op("constant") && (is_claimed_already(*node) || !open_[position(node)]);
     });
   }
 
@@ -285,14 +286,14 @@ class FunctionMerger {
     rewriter.replace_all_uses(m.root, call->result());
     current_positions_.clear();
     for (auto it = replaced.rbegin(); it != replaced.rend(); ++it) {
-      if (*it != root) slots_[position(*it)].present = false;
+      if (*it != root) present_[position(*it)] = false;
       why_.erase(*it);
       position_.erase(*it);
       rewriter.erase(*it);
     }
     for (Node* node : constants)
       if (!node->result()->has_uses()) {
-        slots_[position(node)].present = false;
+        present_[position(node)] = false;
         position_.erase(node);
         rewriter.erase(node);
       }
@@ -333,11 +334,11 @@ class FunctionMerger {
   // of the function for each of the many nearest misses: counted once after replacements.
   std::size_t current_position(const Node& node) {
     if (current_positions_.empty()) {
-      current_positions_.resize(slots_.size());
+      current_positions_.resize(nodes_.size());
       std::size_t count = 0;
-      for (std::size_t i = 0; i < slots_.size(); ++i) {
+      for (std::size_t i = 0; i < nodes_.size(); ++i) {
         current_positions_[i] = count;
-        count += slots_[i].present ? 1 : 0;
+        count += present_[i] ? 1 : 0;
       }
     }
     return current_positions_[position(&node)];
@@ -367,23 +368,19 @@ class FunctionMerger {
     }
   }
 
-  // A node of the function as the pass found it, at its position.
-  struct Slot {
-    Node* node;
-    // A pattern may still take it: not a constant, not claimed before the pass, not in a
-    // match accepted since (which erases it).
-    bool open;
-    // The node, or the composite call that replaced it as a match's root, is in the function.
-    bool present;
-  };
-
   Function& function_;
   PartitionReport* report_;
   std::size_t& next_index_;
-  std::vector<Slot> slots_;
+  // By position in the function as the pass found it: the node; whether a pattern may still
+  // take it (not a constant, not claimed before the pass, not in a match accepted since, which
+  // erases it), in an array of its own, which each pattern scans; whether it, or the
+  // composite call that replaced it as a match's root, is in the function.
+  std::vector<Node*> nodes_;
+  std::vector<char> open_;
+  std::vector<char> present_;
   MatchFilter filter_;
-  // By slot, the number of nodes before it in the function now; empty when a replacement
-  // has made it stale.
+  // By position, the number of nodes before it in the function now; empty when a
+  // replacement has made it stale.
   std::vector<std::size_t> current_positions_;
   std::unordered_map<const Node*, std::size_t> position_;
   std::unordered_map<const Node*, Why> why_;
