@@ -7,6 +7,7 @@
 #include <cmath>
 #include <random>
 
+#include "build_check.h"
 #include "c_test_util.h"
 #include "tensor_util.h"
 #include "uma/graph/builder.h"
@@ -43,23 +44,8 @@ class HostBuildTest : public ::testing::Test {
   // Builds @main, runs it on random inputs and compares every output with the interpreter's
   // (run before the build, on the module as it was).
   HostBuild build_and_check(const HostBuildOptions& build_options) {
-    std::vector<TensorPtr> inputs = random_inputs(main, 1);
-    auto reference = interpret(main, inputs);
-    EXPECT_TRUE(reference.ok()) << reference.error().message();
-    auto built = build_for_host(module, build_options);
-    EXPECT_TRUE(built.ok()) << built.error().message();
-    if (!built.ok() || !reference.ok()) return {};
-    runtime::Executor executor(built->program);
-    auto outputs = executor.run(inputs);
-    EXPECT_TRUE(outputs.ok()) << outputs.error().message();
-    if (!outputs.ok()) return {};
-    EXPECT_EQ(outputs->size(), reference->size());
-    for (std::size_t i = 0; i < outputs->size() && i < reference->size(); ++i) {
-      TensorComparison result = compare_tensors(*(*outputs)[i], *(*reference)[i], 1e-5, 1e-6);
-      EXPECT_TRUE(result.ok()) << "output " << i << ": " << result.mismatches
-                               << " mismatch(es), max abs error " << result.max_abs_error;
-    }
-    return std::move(*built);
+    return testing_build::build_and_check(
+        main, 1, [&] { return build_for_host(module, build_options); }, 1e-5, 1e-6);
   }
 
   // conv(3x3, padding 1) + bias, relu, conv(3x3, stride 2) + bias, relu, max pool: a chain of

@@ -6,6 +6,7 @@
 
 #include <gtest/gtest.h>
 
+#include "build_check.h"
 #include "c_test_util.h"
 #include "uma/graph/builder.h"
 #include "uma/graph/context.h"
@@ -126,21 +127,11 @@ class UmaBuildTest : public ::testing::Test {
   // Builds for `targets`, runs, compares with the interpreter; which target runs each
   // function ("name:target").
   std::vector<std::string> build_and_check(const std::vector<std::string>& targets) {
-    std::vector<TensorPtr> inputs = random_inputs(main, 3);
-    auto reference = interpret(main, inputs);
-    EXPECT_TRUE(reference.ok());
     BuildOptions options;
     options.compiler.cache_dir = testing_c::run_cache_dir();
     options.passes.verify_each = true;
-    auto result = build(module, targets, options);
-    EXPECT_TRUE(result.ok()) << result.error().message();
-    if (!result.ok() || !reference.ok()) return {};
-    built = std::move(*result);
-    auto outputs = runtime::Executor(built.program).run(inputs);
-    EXPECT_TRUE(outputs.ok()) << outputs.error().message();
-    if (outputs.ok()) {
-      EXPECT_TRUE(compare_tensors(*(*outputs)[0], *(*reference)[0], 1e-6, 1e-7).ok());
-    }
+    built = testing_build::build_and_check(
+        main, 3, [&] { return build(module, targets, options); }, 1e-6, 1e-7);
     std::vector<std::string> placed;
     for (const BuiltFunction& function : built.built)
       placed.push_back(function.name + ":" + function.target);

@@ -6,6 +6,7 @@
 
 #include <thread>
 
+#include "build_check.h"
 #include "c_test_util.h"
 #include "uma/graph/builder.h"
 #include "uma/graph/context.h"
@@ -36,20 +37,12 @@ std::string build_relu_model(Context& context, const std::vector<std::string>& t
   Builder b(main);
   Value* x = main.add_param(TensorType{DType::f32, {3, 5}}, "x");
   main.set_outputs({b.value("add", {b.value("nn.relu", {x}), x})});
-  std::vector<TensorPtr> inputs = random_inputs(main, 7);
-  auto reference = interpret(main, inputs).value();
   build::BuildOptions options;
   options.compiler.cache_dir = testing_c::run_cache_dir();
-  auto built = build::build(module, targets, options);
-  EXPECT_TRUE(built.ok()) << built.error().message();
-  if (!built.ok()) return "";
-  auto outputs = runtime::Executor(built->program).run(inputs);
-  EXPECT_TRUE(outputs.ok());
-  if (outputs.ok()) {
-    EXPECT_TRUE(compare_tensors(*(*outputs)[0], *reference[0], 1e-6, 1e-7).ok());
-  }
+  build::HostBuild built = testing_build::build_and_check(
+      main, 7, [&] { return build::build(module, targets, options); }, 1e-6, 1e-7);
   std::string code;
-  for (const runtime::CSourceFile& file : built->sources) code += file.code;
+  for (const runtime::CSourceFile& file : built.sources) code += file.code;
   return code;
 }
 

@@ -3,6 +3,7 @@
 // was; what the build offloads and why not; failures of the model reaching the caller.
 #include <gtest/gtest.h>
 
+#include "tests/unit/build_check.h"
 #include "ultra_trail_test_util.h"
 #include "uma/partition/report.h"
 #include "uma/runtime/compare.h"
@@ -18,23 +19,8 @@ class UltraTrailBuildTest : public UltraTrailTest {
   // interpreter's (run before the build, on the module as it was).
   build::HostBuild build_and_check(const std::vector<std::string>& targets,
                                    const build::BuildOptions& build_options) {
-    std::vector<TensorPtr> inputs = random_inputs(main, 7);
-    auto reference = interpret(main, inputs);
-    EXPECT_TRUE(reference.ok()) << reference.error().message();
-    auto built = build::build(module, targets, build_options);
-    EXPECT_TRUE(built.ok()) << built.error().message();
-    if (!built.ok() || !reference.ok()) return {};
-    runtime::Executor executor(built->program);
-    auto outputs = executor.run(inputs);
-    EXPECT_TRUE(outputs.ok()) << outputs.error().message();
-    if (!outputs.ok()) return {};
-    EXPECT_EQ(outputs->size(), reference->size());
-    for (std::size_t i = 0; i < outputs->size() && i < reference->size(); ++i) {
-      TensorComparison result = compare_tensors(*(*outputs)[i], *(*reference)[i], 1e-5, 1e-5);
-      EXPECT_TRUE(result.ok()) << "output " << i << ": " << result.mismatches
-                               << " mismatch(es), max abs error " << result.max_abs_error;
-    }
-    return std::move(*built);
+    return testing_build::build_and_check(
+        main, 7, [&] { return build::build(module, targets, build_options); }, 1e-5, 1e-5);
   }
 
   static std::vector<std::string> targets_of(const build::HostBuild& built) {

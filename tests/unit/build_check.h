@@ -1,0 +1,42 @@
+// Checking a build against the reference interpreter, for the tests of host builds and of
+// backends: the interpreter runs @main first, on the module as it was (a build changes it),
+// then the built program runs on the same inputs.
+#pragma once
+
+#include <gtest/gtest.h>
+
+#include <cstdint>
+#include <functional>
+
+#include "uma/build/host.h"
+#include "uma/runtime/compare.h"
+#include "uma/runtime/executor.h"
+#include "uma/runtime/interpreter.h"
+
+namespace uma::testing_build {
+
+// Runs `main` on random inputs from `seed`, builds with `build`, runs the program and expects
+// each output within rtol and atol of the interpreter's. The build, or an empty one when
+// something failed (after a test failure).
+inline build::HostBuild build_and_check(const Function& main, std::uint64_t seed,
+                                        const std::function<Expected<build::HostBuild>()>& build,
+                                        double rtol, double atol) {
+  std::vector<TensorPtr> inputs = random_inputs(main, seed);
+  auto reference = interpret(main, inputs);
+  EXPECT_TRUE(reference.ok()) << reference.error().message();
+  auto built = build();
+  EXPECT_TRUE(built.ok()) << built.error().message();
+  if (!built.ok() || !reference.ok()) return {};
+  auto outputs = runtime::Executor(built->program).run(inputs);
+  EXPECT_TRUE(outputs.ok()) << outputs.error().message();
+  if (!outputs.ok()) return {};
+  EXPECT_EQ(outputs->size(), reference->size());
+  for (std::size_t i = 0; i < outputs->size() && i < reference->size(); ++i) {
+    TensorComparison result = compare_tensors(*(*outputs)[i], *(*reference)[i], rtol, atol);
+    EXPECT_TRUE(result.ok()) << "output " << i << ": " << result.mismatches
+                             << " mismatch(es), max abs error " << result.max_abs_error;
+  }
+  return std::move(*built);
+}
+
+}  // namespace uma::testing_build
