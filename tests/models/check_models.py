@@ -1,11 +1,26 @@
 #!/usr/bin/python3
 """Runs every exported model through `uma run` and compares with torch's outputs.
 
-A model passes when max|uma - torch| <= TOL * max|torch| over each output (TOL = 1e-4 by
-default): the error is measured against the output's scale, so that tiny logits are not
-held to an absolute bound they cannot meet in f32.
+A model passes when every element of each output satisfies
 
-usage: check_models.py UMA MODELS_DIR [--tolerance 1e-4] [extra uma run flags...]
+    |uma - torch| <= RTOL * |torch| + ATOL * max|torch|        (RTOL = 1e-4, ATOL = 1e-5)
+
+numpy.allclose's rule with its absolute term scaled by the output's largest magnitude.
+
+Why both terms. uma (the generated C and the reference interpreter) and torch all compute
+in f32 but sum in different orders, and the rounding error of a sum grows with the
+magnitude of its terms, not of its result: an element near zero because its terms cancel
+carries the same absolute error as its neighbours, so no relative bound alone holds for
+it. On the exported models (op17, every pair of compiled, interpreter and torch) the error
+is at most 1.7e-6 * max|output|, while elementwise relative errors reach 4e-3 on elements
+near zero, the interpreter's included: ResNet-50's logits (max 1.1e3) differ by 1.9e-4
+relative on an element of 1.5, an absolute 3e-4, which is rounding, not a bug. ATOL is
+about 6x the worst absolute error seen (with RTOL, no element of any model, compiled or
+interpreted, uses 5% of its bound), so small elements are held to 1e-5 of the output's
+scale (the previous rule, 1e-4 * max|torch| alone, allowed 10x that), and RTOL bounds the
+large elements as issue 5 asks.
+
+usage: check_models.py UMA MODELS_DIR [--rtol 1e-4] [--atol 1e-5] [extra uma run flags...]
 """
 import argparse
 import pathlib
@@ -25,7 +40,22 @@ def load_pb(path):
     return onnx.numpy_helper.to_array(tensor)
 
 
-def check(uma, folder, tolerance, extra):
+def compare(actual, expected, rtol, atol):
+    """(ok, detail) by the rule above, atol being relative to max|expected|. NaN fails."""
+    expected = expected.astype(np.float64)
+    error = np.abs(actual.astype(np.float64) - expected)
+    scale = float(np.max(np.abs(expected), initial=0.0))
+    bound = rtol * np.abs(expected) + atol * scale
+    ok = bool(np.all(error <= bound))
+    with np.errstate(divide="ignore", invalid="ignore"):
+        used = float(np.max(np.where(error == 0, 0.0, error / bound), initial=0.0))
+    worst = float(np.max(error, initial=0.0))
+    relative = worst / scale if scale else worst
+    return ok, (f"max error {worst:.3g} = {relative:.3g} of max |output| {scale:.3g}; "
+                f"the worst element uses {used:.2g} of its tolerance")
+
+
+def check(uma, folder, rtol, atol, extra):
     with tempfile.TemporaryDirectory() as out:
         start = time.monotonic()
         run = subprocess.run([uma, "run", str(folder / "model.onnx"), "--input",
@@ -44,22 +74,20 @@ def check(uma, folder, tolerance, extra):
         actual = np.load(outputs[0])
         if actual.shape != expected.shape:
             return False, f"shape {actual.shape}, torch gives {expected.shape}", seconds
-        scale = float(np.max(np.abs(expected)))
-        error = float(np.max(np.abs(actual.astype(np.float64) - expected)))
-        relative = error / scale if scale else error
-        ok = relative <= tolerance
-        return ok, f"max error {error:.3g} = {relative:.3g} of max |output| {scale:.3g}", seconds
+        ok, detail = compare(actual, expected, rtol, atol)
+        return ok, detail, seconds
 
 
 def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("uma")
     parser.add_argument("models", type=pathlib.Path)
-    parser.add_argument("--tolerance", type=float, default=1e-4)
+    parser.add_argument("--rtol", type=float, default=1e-4)
+    parser.add_argument("--atol", type=float, default=1e-5, help="times max|torch| of the output")
     args, extra = parser.parse_known_args()
     passed = failed = 0
     for folder in sorted(p for p in args.models.iterdir() if (p / "model.onnx").exists()):
-        ok, detail, seconds = check(args.uma, folder, args.tolerance, extra)
+        ok, detail, seconds = check(args.uma, folder, args.rtol, args.atol, extra)
         print(f"{'PASS' if ok else 'FAIL'}: {folder.name}: {detail} ({seconds:.1f} s)", flush=True)
         passed += ok
         failed += not ok
