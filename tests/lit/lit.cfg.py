@@ -17,3 +17,4 @@ for name in ("ASAN_OPTIONS", "UBSAN_OPTIONS", "LSAN_OPTIONS"):
     if name in os.environ:
         config.environment[name] = os.environ[name]
 config.substitutions.append(("%uma_src", config.uma_source_dir))
+config.substitutions.append(("%plugins", config.uma_plugin_dir))
