@@ -42,7 +42,8 @@ TEST_F(TargetTest, DefaultsHoldWhenNothingIsSet) {
 }
 
 TEST_F(TargetTest, AttributesOverrideDefaultsAndPrintBack) {
-  Expected<Target> target = kinds.parse("  my_npu --dimension=32 --variant=v2 --fast-math -model=x1 ");
+  Expected<Target> target =
+      kinds.parse("  my_npu --dimension=32 --variant=v2 --fast-math -model=x1 ");
   ASSERT_TRUE(target.ok()) << target.error().message();
   EXPECT_EQ(target->get_int("dimension").value(), 32);
   EXPECT_EQ(target->get_string("variant").value(), "v2");
@@ -87,8 +88,7 @@ TEST_F(TargetTest, GettersCheckNameAndType) {
 }
 
 TEST_F(TargetTest, BadKindsAreRefused) {
-  EXPECT_EQ(kinds.add(npu_kind()).error().message(),
-            "target kind 'my_npu' is registered already");
+  EXPECT_EQ(kinds.add(npu_kind()).error().message(), "target kind 'my_npu' is registered already");
   EXPECT_EQ(kinds.add({"npu2", {{"model", std::string("a"), ""}}}).error().message(),
             "target kind 'npu2': attribute 'model' shadows the standard attribute of that name");
   EXPECT_EQ(kinds.add({"npu2", {{"a", std::int64_t{1}, ""}, {"a", true, ""}}}).error().message(),
