@@ -306,8 +306,9 @@ void add_run_command(CLI::App& app, int& exit_code) {
   cmd->add_option("--threads", options->threads,
                   "Threads of the compiled code (more than 1: OpenMP parallel loops)")
       ->check(CLI::Range(1, 1024));
-  cmd->add_option("--cflags", options->cflags,
-                  "Extra flags for the C compiler, after the defaults (-O2 -fPIC -std=c11)");
+  cmd->add_option(
+      "--cflags", options->cflags,
+      "Extra flags for the C compiler, after the defaults (-O2 -fPIC -std=c11 -fwrapv)");
   cmd->add_option("--cache-dir", options->cache_dir,
                   "Folder of compiled objects (default: $XDG_CACHE_HOME/uma)");
   cmd->add_option("--target", options->targets,
