@@ -32,10 +32,17 @@ struct BoundBackend {
   const Target* target;
 };
 
-std::vector<BoundBackend> bind_backends(const Context& context, const BuildTargets& targets) {
+// Errors when a target has no backend (BuildTargets made without parse_targets).
+Expected<std::vector<BoundBackend>> bind_backends(const Context& context,
+                                                  const BuildTargets& targets) {
   std::vector<BoundBackend> bound;
-  for (const Target& target : targets.backends)
-    bound.push_back({context.backends().find(target.name()), &target});
+  for (const Target& target : targets.backends) {
+    std::shared_ptr<const Backend> backend = context.backends().find(target.name());
+    if (backend == nullptr)
+      return make_error("target '{}': target kind '{}' has no backend", target.str(),
+                        target.name());
+    bound.push_back({std::move(backend), &target});
+  }
   return bound;
 }
 
@@ -161,7 +168,7 @@ Expected<BuildTargets> parse_targets(const Context& context,
 
 Status partition_for_targets(Module& module, const BuildTargets& targets,
                              const BuildOptions& options) {
-  std::vector<BoundBackend> backends = bind_backends(module.context(), targets);
+  UMA_TRY_ASSIGN(std::vector<BoundBackend> backends, bind_backends(module.context(), targets));
   UMA_TRY(run_graph_phase(module, backends, GraphPhase::kPrePartitioning, options.passes));
   if (options.report != nullptr) {
     std::vector<std::string> names;
@@ -187,19 +194,19 @@ Status partition_for_targets(Module& module, const BuildTargets& targets,
 
 Expected<HostBuild> build(Module& module, const BuildTargets& targets,
                           const BuildOptions& options) {
-  UMA_TRY(partition_for_targets(module, targets, options));
-  std::vector<BoundBackend> backends = bind_backends(module.context(), targets);
-  UMA_TRY(fuse_host_functions(module, options.passes));
-  UMA_TRY(run_graph_phase(module, backends, GraphPhase::kPostPartitioning1, options.passes));
-
-  HostBuildOptions host_options{.compiler = options.compiler,
-                                .passes = options.passes,
-                                .functions_per_file = options.functions_per_file};
   UMA_TRY_ASSIGN(std::int64_t threads, targets.host.get_int("threads"));
   if (threads < 1 || threads > 1024)
     return make_error("target '{}': threads must be in [1, 1024], not {}", targets.host.str(),
                       threads);
-  host_options.threads = static_cast<int>(threads);
+  UMA_TRY(partition_for_targets(module, targets, options));
+  UMA_TRY_ASSIGN(std::vector<BoundBackend> backends, bind_backends(module.context(), targets));
+  UMA_TRY(fuse_host_functions(module, options.passes));
+  UMA_TRY(run_graph_phase(module, backends, GraphPhase::kPostPartitioning1, options.passes));
+
+  HostBuildOptions host_options{.threads = static_cast<int>(threads),
+                                .compiler = options.compiler,
+                                .passes = options.passes,
+                                .functions_per_file = options.functions_per_file};
   std::vector<std::unique_ptr<lower::ComputeRegistry>> overrides(backends.size());
   for (std::size_t b = 0; b < backends.size(); ++b) {
     UMA_TRY_ASSIGN(TargetPipeline pipeline, target_pipeline(backends[b], overrides[b]));

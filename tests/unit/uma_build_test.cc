@@ -238,6 +238,11 @@ TEST_F(UmaBuildTest, BadTargetListsAreClearErrors) {
             "target 'alpha --scale=x': attribute 'scale' is an int, not 'x'");
   ASSERT_TRUE(ctx.target_kinds().add({"bare", {}}).ok());
   EXPECT_EQ(error({"bare"}), "target 'bare': target kind 'bare' has no backend");
+  // Targets made by hand, without parse_targets, are checked by the build too.
+  BuildTargets by_hand{{ctx.target_kinds().parse("bare").value()},
+                       ctx.target_kinds().parse("c").value()};
+  EXPECT_EQ(build(module, by_hand).error().message(),
+            "target 'bare': target kind 'bare' has no backend");
   EXPECT_EQ(error({"c --threads=2"}), "ok");
   auto threads = build(module, {"c --threads=0"});
   EXPECT_EQ(threads.error().message(),
