@@ -9,6 +9,7 @@
 #include "commands.h"
 #include "context_setup.h"
 #include "model_io.h"
+#include "report_output.h"
 #include "uma/graph/printer.h"
 #include "uma/graph/verifier.h"
 #include "uma/partition/partition.h"
@@ -30,8 +31,7 @@ struct PartitionCommandOptions {
   std::vector<std::string> input_shapes;
   std::string output;
   bool elide_data = false;
-  std::string report_format = "table";
-  std::string report_file = "-";
+  ReportOutput report{.format = "table"};
   bool check = false;
   std::uint64_t seed = 0;
   std::vector<std::string> plugins;
@@ -75,12 +75,6 @@ Status partition_module(Module& module, const PartitionCommandOptions& options,
   return build::partition_for_targets(module, targets, build_options);
 }
 
-std::string format_report(const PartitionReport& report, const std::string& format) {
-  if (format == "json") return report.to_json();
-  if (format == "dot") return report.to_dot();
-  return report.to_table();
-}
-
 // Runs @main on the seed's random inputs.
 Expected<std::vector<TensorPtr>> run_main(const Module& module, const std::string& path,
                                           std::uint64_t seed) {
@@ -105,7 +99,7 @@ bool same_bits(const std::vector<TensorPtr>& before, const std::vector<TensorPtr
 }
 
 Expected<int> partition_command(const PartitionCommandOptions& options) {
-  if (options.output == "-" && options.report_format != "none" && options.report_file == "-")
+  if (options.output == "-" && options.report.format != "none" && options.report.file == "-")
     return make_error(
         "-o - and the report would both go to standard output; give --report-file or "
         "--report=none");
@@ -127,9 +121,7 @@ Expected<int> partition_command(const PartitionCommandOptions& options) {
 
   if (!options.output.empty())
     UMA_TRY(write_file(options.output, to_string(*module, {.elide_data = options.elide_data})));
-  if (options.report_format != "none") {
-    UMA_TRY(write_file(options.report_file, format_report(report, options.report_format)));
-  }
+  UMA_TRY(write_report(report, options.report));
   if (!options.check) return 0;
   UMA_TRY_ASSIGN(auto after, run_main(*module, options.model, options.seed));
   return same_bits(before, after) ? 0 : 1;
@@ -165,12 +157,7 @@ void add_partition_command(CLI::App& app, int& exit_code) {
                   "Write the partitioned module there as graph IR text ('-' for standard output)");
   cmd->add_flag("--elide-data", options->elide_data,
                 "Leave the bytes of large tensors out of the module's text");
-  cmd->add_option("--report", options->report_format, "Report format: table, json, dot or none")
-      ->check(CLI::IsMember({"table", "json", "dot", "none"}))
-      ->capture_default_str();
-  cmd->add_option("--report-file", options->report_file,
-                  "Where to write the report ('-' for standard output)")
-      ->capture_default_str();
+  add_report_options(*cmd, options->report, "Report format");
   cmd->add_flag("--check", options->check,
                 "Run @main with the reference interpreter before and after partitioning, on "
                 "random inputs, and exit 1 unless the outputs are bit-identical");

@@ -11,6 +11,7 @@
 #include "commands.h"
 #include "context_setup.h"
 #include "model_io.h"
+#include "report_output.h"
 #include "uma/build/host.h"
 #include "uma/partition/report.h"
 #include "uma/runtime/compare.h"
@@ -40,8 +41,7 @@ struct RunOptions {
   std::string cache_dir;
   std::vector<std::string> targets;
   std::vector<std::string> plugins;
-  std::string report_format = "none";
-  std::string report_file = "-";
+  ReportOutput report{.format = "none"};
 };
 
 // The first `limit` elements, row-major, and the count of those left out.
@@ -191,10 +191,7 @@ Expected<std::vector<TensorPtr>> run_compiled(Module& module, const std::vector<
     PartitionReport report;
     build::BuildOptions build_options{.report = &report, .compiler = compiler};
     UMA_TRY_ASSIGN(built, build::build(module, targets, build_options));
-    if (options.report_format == "table")
-      UMA_TRY(write_file(options.report_file, report.to_table()));
-    if (options.report_format == "json") UMA_TRY(write_file(options.report_file, report.to_json()));
-    if (options.report_format == "dot") UMA_TRY(write_file(options.report_file, report.to_dot()));
+    UMA_TRY(write_report(report, options.report));
     print_offload(built);
   }
   const build::MemoryReport& memory = built.memory;
@@ -316,13 +313,7 @@ void add_run_command(CLI::App& app, int& exit_code) {
                   "priority order when repeated, or the host's (\"c --threads=2\"); the host "
                   "runs what no backend takes")
       ->allow_extra_args(false);
-  cmd->add_option("--report", options->report_format,
-                  "With --target: the partition report, as table, json, dot or none")
-      ->check(CLI::IsMember({"table", "json", "dot", "none"}))
-      ->capture_default_str();
-  cmd->add_option("--report-file", options->report_file,
-                  "Where to write the report ('-' for standard output)")
-      ->capture_default_str();
+  add_report_options(*cmd, options->report, "With --target: the partition report");
   add_plugin_option(*cmd, options->plugins);
   cmd->callback([options, &exit_code] {
     if (options->check || !options->targets.empty()) options->compiled = true;
