@@ -1,6 +1,7 @@
 // The UMA build driver (see uma/uma/build.h): build() lists the stages in order.
 #include "uma/uma/build.h"
 
+#include <algorithm>
 #include <set>
 
 #include "uma/graph/context.h"
@@ -87,20 +88,25 @@ Expected<TargetPipeline> target_pipeline(const BoundBackend& bound,
     UMA_TRY(overrides->add(strategy.op, strategy.pattern, std::move(rule)));
   }
   pipeline.overrides = overrides.get();
-  pipeline.after_lower = [&spec, &target](const Function& function,
-                                          tir::PrimFunc func) -> Expected<tir::PrimFunc> {
-    std::set<std::string, std::less<>> ops;
-    collect_ops(function, ops);
-    tir::Schedule schedule(std::move(func));
-    for (const BackendStrategy& strategy : spec.strategies) {
-      if (!strategy.schedule || !ops.count(strategy.op)) continue;
-      Status scheduled = strategy.schedule(schedule, target);
-      if (!scheduled)
-        return scheduled.error().with_context(
-            fmt::format("the schedule of {}'s strategy for {}", spec.target_name, strategy.op));
-    }
-    return schedule.func();
-  };
+  // Only a backend with schedules needs each lowered function's ops looked up.
+  bool schedules =
+      std::any_of(spec.strategies.begin(), spec.strategies.end(),
+                  [](const BackendStrategy& strategy) { return bool(strategy.schedule); });
+  if (schedules)
+    pipeline.after_lower = [&spec, &target](const Function& function,
+                                            tir::PrimFunc func) -> Expected<tir::PrimFunc> {
+      std::set<std::string, std::less<>> ops;
+      collect_ops(function, ops);
+      tir::Schedule schedule(std::move(func));
+      for (const BackendStrategy& strategy : spec.strategies) {
+        if (!strategy.schedule || !ops.count(strategy.op)) continue;
+        Status scheduled = strategy.schedule(schedule, target);
+        if (!scheduled)
+          return scheduled.error().with_context(
+              fmt::format("the schedule of {}'s strategy for {}", spec.target_name, strategy.op));
+      }
+      return schedule.func();
+    };
 
   for (const BackendTirPassEntry& entry : spec.tir_passes) {
     tir::FuncPass pass{entry.name, [run = entry.run, &target](const tir::PrimFunc& func) {

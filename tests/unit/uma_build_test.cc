@@ -293,5 +293,39 @@ TEST_F(UmaBuildTest, BadBackendsAreRefusedAndRegisterNothing) {
   EXPECT_EQ(ctx.backends().names(), (std::vector<std::string>{"alpha", "beta", "delta"}));
 }
 
+// A strategy's schedule runs on the lowered functions of its target that hold its op, with
+// the build's target: here it splits the relu's inner loop by the target's `split`.
+TEST_F(UmaBuildTest, AStrategysScheduleShapesItsTargetsLoops) {
+  auto gamma = std::make_unique<Custom>("gamma");
+  gamma->add_int_attr("split", 2);
+  gamma->add_pattern("sigmoid", is_op("sigmoid", {wildcard()}));
+  gamma->add_strategy(
+      "sigmoid", lower::OpPattern::kElementwise,
+      [](const Node& node, const std::vector<lower::TensorView>& in, lower::ComputeBuilder&,
+         const Target&) -> Expected<std::vector<lower::Stage>> {
+        lower::TensorView x = in[0];
+        lower::Stage stage{.name = "gamma_sigmoid",
+                           .dtype = x.dtype,
+                           .shape = node.result(0)->type().tensor().shape};
+        stage.element = [x](const lower::Indices& i) {
+          return lower::intrinsic("sigmoid", {x.at(i)});
+        };
+        return std::vector<lower::Stage>{std::move(stage)};
+      },
+      [](tir::Schedule& schedule, const Target& target) -> Status {
+        UMA_TRY_ASSIGN(tir::BlockRef block, schedule.get_block("gamma_sigmoid"));
+        UMA_TRY_ASSIGN(std::vector<tir::LoopRef> loops, schedule.get_loops(block));
+        UMA_TRY_ASSIGN(std::int64_t factor, target.get_int("split"));
+        UMA_TRY_ASSIGN(auto split, schedule.split(loops.back(), factor));
+        (void)split;
+        return Status::success();
+      });
+  ASSERT_TRUE(register_backend(ctx, std::move(gamma)).ok());
+  build_and_check({"gamma --split=4"});
+  std::string code = code_of("gamma");
+  EXPECT_NE(code.find("/* block gamma_sigmoid */"), std::string::npos) << code;
+  EXPECT_NE(code.find("< 4; ++"), std::string::npos) << code;
+}
+
 }  // namespace
 }  // namespace uma::build
