@@ -11,5 +11,11 @@ if [ "${1:-}" = "--sanitize" ]; then
   cmake_flags+=(-DUMA_SANITIZE=ON -DCMAKE_BUILD_TYPE=RelWithDebInfo)
 fi
 
+# ccache (installed by setup.sh) makes rebuilds of an unchanged file, in any checkout, a copy.
+if command -v ccache >/dev/null; then
+  cmake_flags+=(-DCMAKE_C_COMPILER_LAUNCHER=ccache -DCMAKE_CXX_COMPILER_LAUNCHER=ccache)
+  export CCACHE_BASEDIR="$PWD" CCACHE_NOHASHDIR=true
+fi
+
 cmake -S . -B "$build_dir" -G Ninja "${cmake_flags[@]}" >/dev/null
 ninja -C "$build_dir" -j "$(nproc)"

@@ -5,7 +5,7 @@ set -euo pipefail
 
 packages=(
   # build
-  g++ cmake ninja-build git ca-certificates
+  g++ cmake ninja-build ccache git ca-certificates
   # libraries
   libfmt-dev libcli11-dev nlohmann-json3-dev libonnx-dev libprotobuf-dev protobuf-compiler
   # tests and benchmarks: GoogleTest, Google Benchmark, lit + FileCheck, Python for lit
