@@ -171,6 +171,7 @@ Expected<HostBuild> build_for_host(Module& module, const HostBuildOptions& optio
     compiler_options.libraries.insert(compiler_options.libraries.begin(), target.libraries.begin(),
                                       target.libraries.end());
   }
+  if (!options.emit_c.empty()) UMA_TRY(runtime::write_c_sources(generated.files, options.emit_c));
   runtime::CCompiler compiler(compiler_options);
   runtime::HostProgram& program = *planned.program;
   if (!generated.files.empty()) {

@@ -1,12 +1,11 @@
-// The pass registry and the pipeline that runs graph passes.
+// Pass options, pipelines written as text, and the pipeline that runs graph passes.
 #include "uma/graph/pass.h"
 
-#include <algorithm>
 #include <charconv>
-#include <mutex>
 
 #include "uma/graph/ir.h"
 #include "uma/graph/printer.h"
+#include "uma/graph/run_pipeline.h"
 #include "uma/graph/verifier.h"
 
 namespace uma {
@@ -83,81 +82,23 @@ Status PassOptions::check_all_read(std::string_view pass) const {
   return Status::success();
 }
 
-Status PassRegistry::add_entry(std::string name, Entry entry) {
-  std::unique_lock lock(mutex_);
-  if (entries_.count(name)) return make_error("pass '{}' is registered twice", name);
-  entries_.emplace(std::move(name), std::move(entry));
-  return Status::success();
-}
-
-Status PassRegistry::add(std::string name, std::string summary, PassFactory factory) {
-  auto wrapped = [factory = std::move(factory)](PassOptions&) -> Expected<std::unique_ptr<Pass>> {
-    return factory();
-  };
-  return add_entry(std::move(name), Entry{std::move(summary), std::move(wrapped), false});
-}
-
-Status PassRegistry::add(std::string name, std::string summary, PassFactoryWithOptions factory) {
-  return add_entry(std::move(name), Entry{std::move(summary), std::move(factory), true});
-}
-
-Expected<std::unique_ptr<Pass>> PassRegistry::create(std::string_view name,
-                                                     std::string_view options_text) const {
-  Entry entry;
-  {
-    std::shared_lock lock(mutex_);
-    auto it = entries_.find(name);
-    if (it == entries_.end()) {
-      std::string known;
-      for (const auto& [n, e] : entries_) known += (known.empty() ? "" : ", ") + n;
-      return make_error("unknown pass '{}' (known passes: {})", name, known);
-    }
-    entry = it->second;
+template <>
+struct PipelineTraits<Module> {
+  static std::string_view name(const std::unique_ptr<Pass>& pass) { return pass->name(); }
+  static Expected<bool> run(std::unique_ptr<Pass>& pass, Module& module) {
+    return pass->run(module);
   }
-  UMA_TRY_ASSIGN(PassOptions options, PassOptions::parse(options_text));
-  if (!entry.takes_options && !options.empty())
-    return make_error("pass '{}' takes no options", name);
-  UMA_TRY_ASSIGN(auto pass, entry.factory(options));
-  UMA_TRY(options.check_all_read(name));
-  return pass;
-}
-
-std::vector<std::pair<std::string, std::string>> PassRegistry::list() const {
-  std::shared_lock lock(mutex_);
-  std::vector<std::pair<std::string, std::string>> out;
-  for (const auto& [name, entry] : entries_) out.emplace_back(name, entry.summary);
-  return out;
-}
+  static Status verify(const Module& module) { return uma::verify(module); }
+  static void print(std::ostream& os, const Module& module) {
+    uma::print(os, module, {.elide_data = true});
+  }
+  static std::string subject(const Module&) { return "the module"; }
+  static std::string context(const Module&) { return ""; }
+};
 
 Expected<bool> PassManager::run(Module& module) {
   timings_.clear();
-  bool any_change = false;
-  auto wants_print = [&](std::string_view name) {
-    return std::any_of(options_.print_after.begin(), options_.print_after.end(),
-                       [&](const std::string& p) { return p == "all" || p == name; });
-  };
-  for (auto& pass : passes_) {
-    auto start = std::chrono::steady_clock::now();
-    Expected<bool> changed = pass->run(module);
-    auto elapsed = std::chrono::steady_clock::now() - start;
-    if (!changed) return changed.error().with_context(fmt::format("pass '{}'", pass->name()));
-    timings_.push_back({std::string(pass->name()),
-                        std::chrono::duration_cast<std::chrono::nanoseconds>(elapsed), *changed});
-    any_change |= *changed;
-    if (options_.verify_each) {
-      Status verified = verify(module);
-      if (!verified)
-        return make_error("the module is invalid after pass '{}' (a bug in that pass): {}",
-                          pass->name(), verified.error().message());
-    }
-    if (wants_print(pass->name())) {
-      UMA_CHECK(options_.print_stream != nullptr, "print_after needs a print_stream");
-      *options_.print_stream << "// -----// IR after " << pass->name()
-                             << (*changed ? "" : " (no change)") << " //----- //\n";
-      print(*options_.print_stream, module, {.elide_data = true});
-    }
-  }
-  return any_change;
+  return run_pipeline(module, passes_, options_, &timings_);
 }
 
 void PassManager::print_timings(std::ostream& os) const {
@@ -178,37 +119,43 @@ void PassManager::print_timings(std::ostream& os) const {
   }
 }
 
-Expected<PassManager> parse_pipeline(const PassRegistry& registry, std::string_view names,
-                                     PipelineOptions options) {
-  PassManager manager(std::move(options));
+Expected<std::vector<PipelineItem>> split_pipeline(std::string_view pipeline) {
+  std::vector<PipelineItem> items;
   std::size_t start = 0;
-  while (start <= names.size()) {
+  while (start <= pipeline.size()) {
     // The item ends at the first comma outside braces.
     std::size_t end = start;
-    while (end < names.size() && names[end] != ',' && names[end] != '{') ++end;
+    while (end < pipeline.size() && pipeline[end] != ',' && pipeline[end] != '{') ++end;
     std::string_view options;
     std::size_t next = end;
-    if (end < names.size() && names[end] == '{') {
-      std::size_t close = names.find('}', end);
+    if (end < pipeline.size() && pipeline[end] == '{') {
+      std::size_t close = pipeline.find('}', end);
       if (close == std::string_view::npos)
-        return make_error("pipeline '{}': '{{' without a closing '}}'", names);
-      options = names.substr(end + 1, close - end - 1);
+        return make_error("pipeline '{}': '{{' without a closing '}}'", pipeline);
+      options = pipeline.substr(end + 1, close - end - 1);
       next = close + 1;
-      while (next < names.size() && names[next] == ' ') ++next;
-      if (next < names.size() && names[next] != ',')
-        return make_error("pipeline '{}': expected ',' after '}}'", names);
+      while (next < pipeline.size() && pipeline[next] == ' ') ++next;
+      if (next < pipeline.size() && pipeline[next] != ',')
+        return make_error("pipeline '{}': expected ',' after '}}'", pipeline);
     }
-    std::string_view name = names.substr(start, end - start);
+    std::string_view name = pipeline.substr(start, end - start);
     while (!name.empty() && name.front() == ' ') name.remove_prefix(1);
     while (!name.empty() && name.back() == ' ') name.remove_suffix(1);
     if (name.empty()) {
-      if (names.empty()) break;
-      return make_error("empty pass name in pipeline '{}'", names);
+      if (pipeline.empty()) break;
+      return make_error("empty pass name in pipeline '{}'", pipeline);
     }
-    UMA_TRY_ASSIGN(auto pass, registry.create(name, options));
-    manager.add(std::move(pass));
+    items.push_back({name, options});
     start = next + 1;
   }
+  return items;
+}
+
+Expected<PassManager> parse_pipeline(const PassRegistry& registry, std::string_view names,
+                                     PipelineOptions options) {
+  UMA_TRY_ASSIGN(std::vector<std::unique_ptr<Pass>> passes, registry.create_pipeline(names));
+  PassManager manager(std::move(options));
+  for (std::unique_ptr<Pass>& pass : passes) manager.add(std::move(pass));
   return manager;
 }
 

@@ -11,6 +11,7 @@
 #include <cstring>
 #include <filesystem>
 #include <optional>
+#include <set>
 #include <sstream>
 #include <thread>
 
@@ -131,6 +132,20 @@ std::string joined(const std::vector<std::string>& parts) {
 }
 
 }  // namespace
+
+Status write_c_sources(const std::vector<CSourceFile>& sources, const std::string& dir) {
+  std::error_code error;
+  fs::create_directories(dir, error);
+  if (error) return make_error("{}: cannot create the folder: {}", dir, error.message());
+  std::set<std::string> written;
+  for (const CSourceFile& source : sources) {
+    std::string path = (fs::path(dir) / (file_stem(source.name) + ".c")).string();
+    if (!written.insert(path).second)
+      return make_error("{}: two sources of the build take this file name", path);
+    UMA_TRY(write_file(path, source.code));
+  }
+  return Status::success();
+}
 
 std::string default_cache_dir() {
   if (const char* xdg = std::getenv("XDG_CACHE_HOME"); xdg && xdg[0] == '/')

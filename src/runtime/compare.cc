@@ -1,6 +1,8 @@
-// Tolerance comparison of tensors (numpy.testing.assert_allclose's rule).
+// Tolerance comparison of tensors (numpy.testing.assert_allclose's rule, and its absolute
+// term scaled by the output's magnitude).
 #include "uma/runtime/compare.h"
 
+#include <algorithm>
 #include <cmath>
 
 namespace uma {
@@ -19,6 +21,7 @@ TensorComparison compare_tensors(const Tensor& actual, const Tensor& expected, d
       close = a == e;
     } else {
       double error = std::abs(a - e);
+      result.max_expected = std::max(result.max_expected, std::abs(e));
       result.max_abs_error = std::max(result.max_abs_error, error);
       if (e != 0) result.max_rel_error = std::max(result.max_rel_error, error / std::abs(e));
       close = error <= atol + rtol * std::abs(e);
@@ -29,6 +32,14 @@ TensorComparison compare_tensors(const Tensor& actual, const Tensor& expected, d
     }
   }
   return result;
+}
+
+TensorComparison compare_scaled(const Tensor& actual, const Tensor& expected, double rtol,
+                                double atol) {
+  double scale = 0;
+  for (std::int64_t i = 0; i < expected.num_elements(); ++i)
+    if (double e = expected.get(i); std::isfinite(e)) scale = std::max(scale, std::abs(e));
+  return compare_tensors(actual, expected, rtol, atol * scale);
 }
 
 }  // namespace uma

@@ -212,6 +212,7 @@ Expected<HostBuild> build(Module& module, const BuildTargets& targets,
   HostBuildOptions host_options{.threads = static_cast<int>(threads),
                                 .compiler = options.compiler,
                                 .passes = options.passes,
+                                .emit_c = options.emit_c,
                                 .functions_per_file = options.functions_per_file};
   std::vector<std::unique_ptr<lower::ComputeRegistry>> overrides(backends.size());
   for (std::size_t b = 0; b < backends.size(); ++b) {

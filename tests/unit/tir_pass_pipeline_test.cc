@@ -1,5 +1,5 @@
-// Running loop-IR passes: verification after each pass, --print-after, timings, and the
-// phase pipeline's order.
+// Running loop-IR passes: verification after each pass, --print-after, timings, the phase
+// pipeline's order, and the passes by name.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -118,6 +118,76 @@ TEST(TirPassPipeline, ParallelConfigAddsParallelizeBlocks) {
   EXPECT_EQ(std::count(serial.begin(), serial.end(), "parallelize-blocks"), 0);
   ASSERT_FALSE(parallel.empty());
   EXPECT_EQ(parallel.front(), "parallelize-blocks");
+}
+
+TEST(TirPassPipeline, TimingsAlsoGoWhereThePipelineOptionsSay) {
+  std::vector<PassTiming> explicit_list, build_list;
+  PipelineOptions options{.timings = &build_list};
+  ASSERT_TRUE(
+      run_passes(add_two(), {identity("nothing"), simplify_pass()}, options, &explicit_list).ok());
+  ASSERT_EQ(build_list.size(), 2u);
+  EXPECT_EQ(build_list[1].pass, "simplify");
+  EXPECT_TRUE(build_list[1].changed);
+  EXPECT_EQ(explicit_list.size(), 2u);
+}
+
+TEST(TirPassRegistry, CreatesThePassesOfAPipelineByName) {
+  FuncPassRegistry registry;
+  register_core_passes(registry);
+  auto passes = registry.create_pipeline(
+      "flatten-buffers, unroll{auto-max-extent=4 max-extent=8},vectorize{max-lanes=16},simplify");
+  ASSERT_TRUE(passes.ok()) << passes.error().message();
+  std::vector<std::string> names;
+  for (const FuncPass& pass : *passes) names.push_back(pass.name);
+  EXPECT_EQ(names,
+            (std::vector<std::string>{"flatten-buffers", "unroll", "vectorize", "simplify"}));
+  auto out = run_passes(add_two(), *passes, {.verify_each = true});
+  ASSERT_TRUE(out.ok()) << out.error().message();
+  std::ostringstream printed;
+  print(printed, *out);
+  EXPECT_EQ(printed.str(),
+            "func @add_two(%x: i64[4]) -> (%y: i64[4]) {\n"
+            "  block add(reads: %x; writes: %y) {\n"
+            "    %y[0] = %x[0] + 2\n"
+            "    %y[1] = %x[1] + 2\n"
+            "    %y[2] = %x[2] + 2\n"
+            "    %y[3] = %x[3] + 2\n"
+            "  }\n"
+            "}\n");
+}
+
+TEST(TirPassRegistry, ListsEveryCorePassWithASummary) {
+  FuncPassRegistry registry;
+  register_core_passes(registry);
+  std::vector<std::string> names;
+  for (const auto& [name, summary] : registry.list()) {
+    names.push_back(name);
+    EXPECT_FALSE(summary.empty()) << name;
+  }
+  EXPECT_EQ(names, (std::vector<std::string>{"flatten-buffers", "lift-allocations",
+                                             "parallelize-blocks", "remove-no-op", "simplify",
+                                             "storage-rewrite", "unroll", "vectorize"}));
+}
+
+TEST(TirPassRegistry, ErrorsNameThePassAndTheOption) {
+  FuncPassRegistry registry;
+  register_core_passes(registry);
+  auto message = [&](std::string_view pipeline) {
+    auto passes = registry.create_pipeline(pipeline);
+    return passes.ok() ? std::string("ok") : passes.error().message();
+  };
+  EXPECT_EQ(message("simplify,fold"),
+            "unknown pass 'fold' (known passes: flatten-buffers, lift-allocations, "
+            "parallelize-blocks, remove-no-op, simplify, storage-rewrite, unroll, vectorize)");
+  EXPECT_EQ(message("simplify{depth=2}"), "pass 'simplify' takes no options");
+  EXPECT_EQ(message("vectorize{lanes=4}"), "pass 'vectorize' has no option 'lanes'");
+  EXPECT_EQ(message("unroll{max-extent=-1}"),
+            "pass option 'max-extent' must not be negative, not -1");
+  EXPECT_EQ(message("lift-allocations{min-bytes=many}"),
+            "pass option 'min-bytes' must be an integer, not 'many'");
+  EXPECT_EQ(message("simplify,,unroll"), "empty pass name in pipeline 'simplify,,unroll'");
+  EXPECT_EQ(registry.add("simplify", "again", simplify_pass).error().message(),
+            "pass 'simplify' is registered twice");
 }
 
 }  // namespace

@@ -1,9 +1,10 @@
 // `uma run`: run a model's @main (ONNX or graph IR text) through the reference interpreter,
 // or compiled (--compiled for the host alone; --target for backends' targets, which take
 // what they claim, the host the rest), checked against the interpreter with --check; print
-// its outputs, optionally write them as .npy and compare them with expected tensors.
+// its outputs, optionally write them as .npy and compare them with expected tensors. A compiled
+// build can be seen through: --print-after prints the IR after its graph and loop-IR passes,
+// --timing times each stage and pass, --emit-c writes its C.
 #include <algorithm>
-#include <cmath>
 #include <filesystem>
 #include <iostream>
 #include <sstream>
@@ -35,7 +36,11 @@ struct RunOptions {
   double atol = 1e-7;
   bool compiled = false;
   bool check = false;
-  double check_tolerance = 1e-4;
+  double check_rtol = kCheckRtol;
+  double check_atol = kCheckAtol;
+  std::vector<std::string> print_after;
+  bool timing = false;
+  std::string emit_c;
   int threads = 1;
   std::string cflags;
   std::string cache_dir;
@@ -165,6 +170,43 @@ void print_offload(const build::HostBuild& built) {
   }
 }
 
+// The build's stages, then its passes: each pass's runs over every function summed, in the
+// order the passes first ran, with its share of the whole build.
+void print_build_timings(std::ostream& os, const std::vector<build::StageTiming>& stages,
+                         const std::vector<PassTiming>& passes) {
+  std::chrono::nanoseconds total{0};
+  for (const build::StageTiming& t : stages) total += t.elapsed;
+  auto share = [&](std::chrono::nanoseconds elapsed) {
+    return total.count()
+               ? 100.0 * static_cast<double>(elapsed.count()) / static_cast<double>(total.count())
+               : 0.0;
+  };
+  os << "===-------------------------------------------===\n"
+     << "  build timing report\n"
+     << "===-------------------------------------------===\n"
+     << fmt::format("  total: {:.3f} ms\n", ms(total)) << "   wall (ms)    share  stage\n";
+  for (const build::StageTiming& t : stages)
+    os << fmt::format("  {:10.3f}  {:6.1f}%  {}\n", ms(t.elapsed), share(t.elapsed), t.stage);
+  struct PassSum {
+    std::string pass;
+    std::chrono::nanoseconds elapsed{0};
+    std::size_t runs = 0, changed = 0;
+  };
+  std::vector<PassSum> sums;
+  for (const PassTiming& t : passes) {
+    auto it = std::find_if(sums.begin(), sums.end(),
+                           [&](const PassSum& sum) { return sum.pass == t.pass; });
+    if (it == sums.end()) it = sums.insert(sums.end(), {t.pass});
+    it->elapsed += t.elapsed;
+    ++it->runs;
+    it->changed += t.changed;
+  }
+  os << "   wall (ms)    share    runs  changed  pass\n";
+  for (const PassSum& sum : sums)
+    os << fmt::format("  {:10.3f}  {:6.1f}%  {:6}  {:7}  {}\n", ms(sum.elapsed), share(sum.elapsed),
+                      sum.runs, sum.changed, sum.pass);
+}
+
 // Builds @main (for the host, or for --target's targets), prints what the build did, and
 // runs it.
 Expected<std::vector<TensorPtr>> run_compiled(Module& module, const std::vector<TensorPtr>& inputs,
@@ -173,9 +215,17 @@ Expected<std::vector<TensorPtr>> run_compiled(Module& module, const std::vector<
   std::istringstream flags(options.cflags);
   for (std::string flag; flags >> flag;) compiler.compile_flags.push_back(flag);
   compiler.cache_dir = options.cache_dir;
+  std::vector<PassTiming> pass_timings;
+  // The IR printed after passes goes to standard output, where the build's other lines go.
+  PipelineOptions passes{.print_after = options.print_after,
+                         .print_stream = &std::cout,
+                         .timings = options.timing ? &pass_timings : nullptr};
   build::HostBuild built;
   if (options.targets.empty()) {
-    build::HostBuildOptions build_options{.threads = options.threads, .compiler = compiler};
+    build::HostBuildOptions build_options{.threads = options.threads,
+                                          .compiler = compiler,
+                                          .passes = passes,
+                                          .emit_c = options.emit_c};
     UMA_TRY_ASSIGN(built, build::build_for_host(module, build_options));
   } else {
     UMA_TRY_ASSIGN(build::BuildTargets targets,
@@ -189,7 +239,8 @@ Expected<std::vector<TensorPtr>> run_compiled(Module& module, const std::vector<
                                        "{} --threads={}", kHostTargetKind, options.threads)));
     }
     PartitionReport report;
-    build::BuildOptions build_options{.report = &report, .compiler = compiler};
+    build::BuildOptions build_options{
+        .report = &report, .passes = passes, .emit_c = options.emit_c, .compiler = compiler};
     UMA_TRY_ASSIGN(built, build::build(module, targets, build_options));
     UMA_TRY(write_report(report, options.report));
     print_offload(built);
@@ -205,34 +256,40 @@ Expected<std::vector<TensorPtr>> run_compiled(Module& module, const std::vector<
   for (const build::StageTiming& t : built.timings)
     stages += fmt::format("{}{} {:.1f} ms", stages.empty() ? "" : ", ", t.stage, ms(t.elapsed));
   std::cout << "build: " << stages << "\n";
+  if (!options.emit_c.empty())
+    std::cout << fmt::format("wrote the build's {} C file(s) to {}\n", built.sources.size(),
+                             options.emit_c);
+  if (options.timing) print_build_timings(std::cerr, built.timings, pass_timings);
   runtime::Executor executor(built.program);
   return executor.run(inputs);
 }
 
-// Compares compiled outputs with the interpreter's: |compiled - reference| within
-// `tolerance` times max |reference| of each output. False on a mismatch.
+// Compares compiled outputs with the interpreter's by compare_scaled's rule. False on a
+// mismatch.
 bool check_against_reference(const std::vector<TensorPtr>& outputs,
-                             const std::vector<TensorPtr>& reference, double tolerance) {
+                             const std::vector<TensorPtr>& reference, const RunOptions& options) {
   bool all_ok = true;
   for (std::size_t i = 0; i < outputs.size(); ++i) {
-    double scale = 0;
-    for (std::int64_t k = 0; k < reference[i]->num_elements(); ++k)
-      if (std::isfinite(reference[i]->get(k)))
-        scale = std::max(scale, std::abs(reference[i]->get(k)));
-    TensorComparison result = compare_tensors(*outputs[i], *reference[i], 0, tolerance * scale);
+    TensorComparison result =
+        compare_scaled(*outputs[i], *reference[i], options.check_rtol, options.check_atol);
     std::cout << fmt::format("check output {}: max abs error {:.3g} against max |reference| {:.3g}",
-                             i, result.max_abs_error, scale);
+                             i, result.max_abs_error, result.max_expected);
     if (result.ok()) {
       std::cout << ": ok\n";
       continue;
     }
     all_ok = false;
+    if (!result.same_type) {
+      std::cout << fmt::format(": MISMATCH: the interpreter gives {}\n",
+                               to_string(Type(reference[i]->type())));
+      continue;
+    }
     std::int64_t at = result.first_mismatch;
     std::cout << fmt::format(
-        ": MISMATCH: {} of {} element(s) differ by more than {} * max |reference|; first at "
-        "index {}: {:.9g}, the interpreter gives {:.9g}\n",
-        result.mismatches, outputs[i]->num_elements(), tolerance, at, outputs[i]->get(at),
-        reference[i]->get(at));
+        ": MISMATCH: {} of {} element(s) differ by more than {} * |reference| + {} * max "
+        "|reference|; first at index {}: {:.9g}, the interpreter gives {:.9g}\n",
+        result.mismatches, outputs[i]->num_elements(), options.check_rtol, options.check_atol, at,
+        outputs[i]->get(at), reference[i]->get(at));
   }
   return all_ok;
 }
@@ -262,7 +319,7 @@ Expected<int> run(const RunOptions& options) {
   }
   if (!options.output_dir.empty()) UMA_TRY(write_outputs(outputs, options.output_dir));
   bool matched = true;
-  if (options.check) matched = check_against_reference(outputs, reference, options.check_tolerance);
+  if (options.check) matched = check_against_reference(outputs, reference, options);
   if (!options.expect.empty()) {
     UMA_TRY_ASSIGN(bool expected, check_expected(outputs, options));
     matched &= expected;
@@ -297,9 +354,20 @@ void add_run_command(CLI::App& app, int& exit_code) {
                 "and run that");
   cmd->add_flag("--check", options->check,
                 "With --compiled: run the reference interpreter too and compare; exit 1 when an "
-                "output differs by more than --check-tolerance times its max |value|");
-  cmd->add_option("--check-tolerance", options->check_tolerance,
-                  "Tolerance of --check, relative to each output's max |value|");
+                "element differs by more than --check-rtol times its value plus --check-atol "
+                "times its output's max |value| (the real models' rule)");
+  cmd->add_option("--check-rtol", options->check_rtol, "Relative tolerance of --check");
+  cmd->add_option("--check-atol", options->check_atol,
+                  "Absolute tolerance of --check, times each output's max |value|");
+  cmd->add_option("--print-after", options->print_after,
+                  "Compiled: print the IR after this graph or loop-IR pass of the build ('all': "
+                  "after every pass), on every function it runs on")
+      ->delimiter(',')
+      ->allow_extra_args(false);
+  cmd->add_flag("--timing", options->timing,
+                "Compiled: print the time of each build stage and pass to standard error");
+  cmd->add_option("--emit-c", options->emit_c,
+                  "Compiled: write the build's C files to this folder before compiling them");
   cmd->add_option("--threads", options->threads,
                   "Threads of the compiled code (more than 1: OpenMP parallel loops)")
       ->check(CLI::Range(1, 1024));
@@ -316,7 +384,9 @@ void add_run_command(CLI::App& app, int& exit_code) {
   add_report_options(*cmd, options->report, "With --target: the partition report");
   add_plugin_option(*cmd, options->plugins);
   cmd->callback([options, &exit_code] {
-    if (options->check || !options->targets.empty()) options->compiled = true;
+    if (options->check || !options->targets.empty() || !options->print_after.empty() ||
+        options->timing || !options->emit_c.empty())
+      options->compiled = true;
     Expected<int> status = run(*options);
     if (!status) {
       report(status.error());

@@ -56,8 +56,12 @@ struct HostBuildOptions {
   int threads = 1;
   // The C compiler, its flags and the object cache (-O2 by default).
   runtime::CCompilerOptions compiler;
-  // Verification after each graph and loop-IR pass, --print-after, for both kinds of pass.
+  // Verification after each graph and loop-IR pass, --print-after and pass timings, for both
+  // kinds of pass.
   PipelineOptions passes;
+  // When not empty, the C files of the build (generated and the backends') are written to
+  // this folder before they are compiled (uma run --emit-c).
+  std::string emit_c;
   // At most this many functions per generated C file: files compile in parallel and are
   // cached one by one.
   std::size_t functions_per_file = 16;

@@ -6,6 +6,7 @@
 #include <functional>
 #include <map>
 #include <memory>
+#include <mutex>
 #include <ostream>
 #include <shared_mutex>
 #include <string>
@@ -27,8 +28,6 @@ class Pass {
   virtual std::string_view name() const = 0;
   virtual Expected<bool> run(Module& module) = 0;
 };
-
-using PassFactory = std::function<std::unique_ptr<Pass>()>;
 
 // The options a pipeline gives one pass, written as in MLIR:
 // `annotate-target{targets=test_conv,test_dense merge=false}` (space-separated key=value
@@ -55,32 +54,58 @@ class PassOptions {
   std::map<std::string, bool, std::less<>> read_;
 };
 
-using PassFactoryWithOptions = std::function<Expected<std::unique_ptr<Pass>>(PassOptions&)>;
+// A pipeline written as text, split into its items: "dce,annotate-target{targets=a,b}" gives
+// ("dce", "") and ("annotate-target", "targets=a,b"). Errors on an empty name or an
+// unclosed brace, quoting the pipeline.
+struct PipelineItem {
+  std::string_view name;
+  std::string_view options;  // the text between the braces
+};
+Expected<std::vector<PipelineItem>> split_pipeline(std::string_view pipeline);
 
-// Passes by name, for pipelines written as text ("fold-constant,dce"). Safe to use
-// from several threads.
-class PassRegistry {
+// Passes of one IR by name, for pipelines written as text; `P` is what create() makes (a
+// graph pass: std::unique_ptr<Pass>; a loop-IR pass: tir::FuncPass). Safe to use from
+// several threads.
+template <typename P>
+class NamedPassRegistry {
  public:
+  using Factory = std::function<P()>;
+  using FactoryWithOptions = std::function<Expected<P>(PassOptions&)>;
+
   // Errors when a pass of that name exists already.
-  Status add(std::string name, std::string summary, PassFactory factory);
+  Status add(std::string name, std::string summary, Factory factory);
   // A pass that takes options.
-  Status add(std::string name, std::string summary, PassFactoryWithOptions factory);
+  Status add(std::string name, std::string summary, FactoryWithOptions factory);
   // `options` is the text between the braces of `name{...}`; a pass registered without
   // options refuses any.
-  Expected<std::unique_ptr<Pass>> create(std::string_view name,
-                                         std::string_view options = {}) const;
+  Expected<P> create(std::string_view name, std::string_view options = {}) const;
+  // The passes of a pipeline written as text (see split_pipeline); unknown names are an
+  // error that lists the known ones.
+  Expected<std::vector<P>> create_pipeline(std::string_view pipeline) const;
   // (name, summary) pairs, sorted by name.
   std::vector<std::pair<std::string, std::string>> list() const;
 
  private:
   struct Entry {
     std::string summary;
-    PassFactoryWithOptions factory;
+    FactoryWithOptions factory;
     bool takes_options = false;
   };
   Status add_entry(std::string name, Entry entry);
   mutable std::shared_mutex mutex_;
   std::map<std::string, Entry, std::less<>> entries_;
+};
+
+using PassFactory = NamedPassRegistry<std::unique_ptr<Pass>>::Factory;
+using PassFactoryWithOptions = NamedPassRegistry<std::unique_ptr<Pass>>::FactoryWithOptions;
+
+// The graph passes by name (a class, not an alias, so that it can be declared ahead).
+class PassRegistry : public NamedPassRegistry<std::unique_ptr<Pass>> {};
+
+struct PassTiming {
+  std::string pass;
+  std::chrono::nanoseconds elapsed{0};
+  bool changed = false;
 };
 
 struct PipelineOptions {
@@ -90,12 +115,9 @@ struct PipelineOptions {
   std::vector<std::string> print_after;
   // Where --print-after output goes (required when print_after is not empty).
   std::ostream* print_stream = nullptr;
-};
-
-struct PassTiming {
-  std::string pass;
-  std::chrono::nanoseconds elapsed{0};
-  bool changed = false;
+  // Where each pass run appends its timing, when not null: one list for every pipeline of
+  // a build (graph and loop-IR passes alike).
+  std::vector<PassTiming>* timings = nullptr;
 };
 
 // Runs passes in order. The first failure stops the pipeline; its error names the pass.
@@ -153,5 +175,68 @@ PassManager create_canonicalize_pipeline(PipelineOptions options = {});
 
 // Registers the core graph passes.
 void register_core_passes(PassRegistry& registry);
+
+// NamedPassRegistry's members, here because the registry is a template.
+
+template <typename P>
+Status NamedPassRegistry<P>::add_entry(std::string name, Entry entry) {
+  std::unique_lock lock(mutex_);
+  if (entries_.count(name)) return make_error("pass '{}' is registered twice", name);
+  entries_.emplace(std::move(name), std::move(entry));
+  return Status::success();
+}
+
+template <typename P>
+Status NamedPassRegistry<P>::add(std::string name, std::string summary, Factory factory) {
+  auto wrapped = [factory = std::move(factory)](PassOptions&) -> Expected<P> { return factory(); };
+  return add_entry(std::move(name), Entry{std::move(summary), std::move(wrapped), false});
+}
+
+template <typename P>
+Status NamedPassRegistry<P>::add(std::string name, std::string summary,
+                                 FactoryWithOptions factory) {
+  return add_entry(std::move(name), Entry{std::move(summary), std::move(factory), true});
+}
+
+template <typename P>
+Expected<P> NamedPassRegistry<P>::create(std::string_view name,
+                                         std::string_view options_text) const {
+  Entry entry;
+  {
+    std::shared_lock lock(mutex_);
+    auto it = entries_.find(name);
+    if (it == entries_.end()) {
+      std::string known;
+      for (const auto& [n, e] : entries_) known += (known.empty() ? "" : ", ") + n;
+      return make_error("unknown pass '{}' (known passes: {})", name, known);
+    }
+    entry = it->second;
+  }
+  UMA_TRY_ASSIGN(PassOptions options, PassOptions::parse(options_text));
+  if (!entry.takes_options && !options.empty())
+    return make_error("pass '{}' takes no options", name);
+  UMA_TRY_ASSIGN(P pass, entry.factory(options));
+  UMA_TRY(options.check_all_read(name));
+  return pass;
+}
+
+template <typename P>
+Expected<std::vector<P>> NamedPassRegistry<P>::create_pipeline(std::string_view pipeline) const {
+  UMA_TRY_ASSIGN(std::vector<PipelineItem> items, split_pipeline(pipeline));
+  std::vector<P> passes;
+  for (const PipelineItem& item : items) {
+    UMA_TRY_ASSIGN(P pass, create(item.name, item.options));
+    passes.push_back(std::move(pass));
+  }
+  return passes;
+}
+
+template <typename P>
+std::vector<std::pair<std::string, std::string>> NamedPassRegistry<P>::list() const {
+  std::shared_lock lock(mutex_);
+  std::vector<std::pair<std::string, std::string>> out;
+  for (const auto& [name, entry] : entries_) out.emplace_back(name, entry.summary);
+  return out;
+}
 
 }  // namespace uma

@@ -56,6 +56,10 @@ struct CCompilerOptions {
   unsigned jobs = 0;
 };
 
+// Writes each source to `dir` (made when missing) as <name>.c, the name made a file name as
+// in the cache: the C of a build, to read or to compile elsewhere. Errors name the file.
+Status write_c_sources(const std::vector<CSourceFile>& sources, const std::string& dir);
+
 // $XDG_CACHE_HOME/uma, else $HOME/.cache/uma, else a folder under the system's temp folder.
 std::string default_cache_dir();
 

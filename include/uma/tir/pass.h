@@ -1,6 +1,7 @@
 // The machinery of loop-IR passes: what a pass is, and running a list of them over one
 // function with the pipeline options of graph passes (verification after each pass,
-// --print-after, timing). The core passes themselves are declared in uma/tir/passes.h.
+// --print-after, timing), through the runner graph passes use (uma/graph/run_pipeline.h). The core
+// passes themselves are declared in uma/tir/passes.h.
 #pragma once
 
 #include <functional>
@@ -20,6 +21,10 @@ struct FuncPass {
   std::string name;
   std::function<Expected<PrimFunc>(const PrimFunc&)> run;
 };
+
+// Loop-IR passes by name, for pipelines written as text ("flatten-buffers,simplify",
+// "unroll{max-extent=8}"); register_core_passes (uma/tir/passes.h) fills one.
+using FuncPassRegistry = NamedPassRegistry<FuncPass>;
 
 // Runs `passes` in order on `func`. With options.verify_each the verifier runs after each
 // pass, and a function it rejects is reported as a bug of that pass. Appends one timing per

@@ -58,4 +58,8 @@ FuncPass lift_allocations_pass(std::int64_t min_bytes);
 // The indices of the workspace parameters lift-allocations made (attribute "workspace").
 std::vector<std::size_t> workspace_params(const PrimFunc& func);
 
+// Registers the passes above under their names, with their options (vectorize{max-lanes=N},
+// unroll{auto-max-extent=N max-extent=N}, lift-allocations{min-bytes=N}).
+void register_core_passes(FuncPassRegistry& registry);
+
 }  // namespace uma::tir

@@ -50,6 +50,8 @@ struct BuildOptions {
   PartitionReport* report = nullptr;
   // Verification, --print-after and timing of graph and loop-IR passes, backends' too.
   PipelineOptions passes;
+  // Where the build's C files go before they are compiled, when not empty.
+  std::string emit_c;
   // The C compiler and its cache.
   runtime::CCompilerOptions compiler;
   std::size_t functions_per_file = 16;

@@ -1,0 +1,53 @@
+// The list of core loop-IR passes, by command-line name, with their options.
+#include "uma/tir/passes.h"
+
+namespace uma::tir {
+namespace {
+
+// A non-negative integer option.
+Expected<std::int64_t> get_count(PassOptions& options, std::string_view key,
+                                 std::int64_t fallback) {
+  UMA_TRY_ASSIGN(std::int64_t value, options.get_int(key, fallback));
+  if (value < 0) return make_error("pass option '{}' must not be negative, not {}", key, value);
+  return value;
+}
+
+}  // namespace
+
+void register_core_passes(FuncPassRegistry& registry) {
+  auto add = [&](const char* name, const char* summary, auto factory) {
+    UMA_CHECK(registry.add(name, summary, std::move(factory)).ok(), "pass {} registered twice",
+              name);
+  };
+  add("simplify", "simplify every expression and statement", simplify_pass);
+  add("parallelize-blocks",
+      "make each block's outer loop parallel where its iterations are independent",
+      parallelize_blocks_pass);
+  add("flatten-buffers", "make every buffer one-dimensional and dense, with flat indices",
+      flatten_buffers_pass);
+  add("vectorize",
+      "turn loops marked vectorized into vector stores (serial, with a reason, when not)",
+      [](PassOptions& options) -> Expected<FuncPass> {
+        VectorizeOptions read;
+        UMA_TRY_ASSIGN(read.max_lanes, get_count(options, "max-lanes", read.max_lanes));
+        return vectorize_pass(read);
+      });
+  add("unroll", "copy the body of loops marked unrolled (and small serial loops, when asked)",
+      [](PassOptions& options) -> Expected<FuncPass> {
+        UnrollOptions read;
+        UMA_TRY_ASSIGN(read.auto_max_extent,
+                       get_count(options, "auto-max-extent", read.auto_max_extent));
+        UMA_TRY_ASSIGN(read.max_extent, get_count(options, "max-extent", read.max_extent));
+        return unroll_pass(read);
+      });
+  add("remove-no-op", "remove statements that do nothing", remove_no_op_pass);
+  add("storage-rewrite", "share allocations whose lifetimes do not overlap", storage_rewrite_pass);
+  add("lift-allocations",
+      "make the global allocations around the body of at least min-bytes workspace parameters",
+      [](PassOptions& options) -> Expected<FuncPass> {
+        UMA_TRY_ASSIGN(std::int64_t min_bytes, get_count(options, "min-bytes", 0));
+        return lift_allocations_pass(min_bytes);
+      });
+}
+
+}  // namespace uma::tir
