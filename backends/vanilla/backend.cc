@@ -18,15 +18,16 @@ namespace {
 class VanillaBackend final : public Backend {
  public:
   VanillaBackend() : Backend(std::string(kTargetName)) {
-    // 1. Target: the kernel's output-channel tile, which the offload pass passes on.
+    // 1. Target: the kernel's output-channel tile, which each call passes on.
     add_int_attr("dimension", 16,
                  "output channels the kernel computes at once (its accumulator tile), 1 to 64");
     set_target_check(check_target);
-    // 2. Patterns.
+    // 2. Patterns, each composite lowered to one call of the kernel.
     add_pattern("conv2d", conv2d_pattern(), check_conv2d);
-    // 5. Loop-IR passes: on the blocked loop IR, where conv2d_nchw blocks are found by name.
-    add_tir_pass(TirPhase::k0, "vanilla-conv2d-offload", offload_conv2d);
-    add_tir_pass(TirPhase::k0, "vanilla-fuse-epilogue", fuse_epilogue);
+    add_composite_lowering("conv2d", lower_conv2d);
+    // 4. Lowering: the kernel reads every operand from memory, so no constant is written
+    // into the code.
+    set_max_immediate_elements(0);
     // 6. Codegen: the kernel is compiled with the generated code. The calls get the prototype
     // the code generator derives from them (declare_externs, the default): the kernel travels
     // as a string inside the library, so there is no header on disk to include, and a

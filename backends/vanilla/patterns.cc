@@ -8,7 +8,6 @@
 
 #include "backends/vanilla/vanilla.h"
 #include "uma/graph/ir.h"
-#include "uma/lower/lower.h"
 
 namespace uma::backends::vanilla {
 namespace {
@@ -31,20 +30,14 @@ const Node* conv_node(const Match& m) {
   return nullptr;
 }
 
-// A constant of at most kMaxImmediateElements elements is written into the loop IR as
-// immediates, so the kernel, which reads its operands from memory, could not be given it.
-bool is_immediate_constant(const Value& value) {
-  return value.producer() != nullptr && value.producer()->is_op("constant") &&
-         value.tensor_type().num_elements() <= lower::kMaxImmediateElements;
-}
-
-// Whether `bias`, broadcast against `out` (aligned at the right), varies at most along the
-// channel axis: one value per output channel, or one value.
+// Whether `bias`, broadcast against `out` (aligned at the right), holds one value per output
+// channel in order: what the kernel reads.
 bool is_per_channel(const Shape& bias, const Shape& out) {
-  if (bias.size() > out.size()) return false;
+  if (bias.size() > out.size() || TensorType{DType::f32, bias}.num_elements() != out[1])
+    return false;
   std::size_t offset = out.size() - bias.size();
   for (std::size_t i = 0; i < bias.size(); ++i)
-    if (bias[i] != 1 && !(offset + i == 1 && bias[i] == out[1])) return false;
+    if (bias[i] != 1 && offset + i != 1) return false;
   return true;
 }
 
@@ -67,17 +60,10 @@ Status check_conv2d(const Match& match, const Target&) {
   if (const auto& dilation = conv.attrs().get_ints("dilation");
       std::any_of(dilation.begin(), dilation.end(), [](std::int64_t d) { return d != 1; }))
     return reject(fmt::format("dilated convolutions (dilation={}) are not supported", dilation));
-  // A small bias is fine: the offload pass leaves what the kernel cannot read to loops.
-  static constexpr const char* kOperands[] = {"data", "weight"};
-  for (std::size_t i = 0; i < 2; ++i)
-    if (is_immediate_constant(*conv.operand(i)))
-      return reject(fmt::format(
-          "the {} has {} elements; constants of at most {} are written into the code, and the "
-          "kernel reads its operands from memory",
-          kOperands[i], conv.operand(i)->tensor_type().num_elements(),
-          lower::kMaxImmediateElements));
   for (const Node* node : match.nodes) {
     if (!node->is_op("add")) continue;
+    if (conv.num_operands() == 3)
+      return reject("the kernel adds one bias, and the convolution has its own besides the add");
     // The add's result type checks the bias broadcasts to nothing larger than the output.
     if (!(node->result()->tensor_type() == out))
       return reject(fmt::format("the add broadcasts the convolution's result from {} to {}",

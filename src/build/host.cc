@@ -65,7 +65,11 @@ Expected<std::vector<LoweredCall>> lower_calls(const Function& host,
           node->location(), callee.name());
     std::optional<std::size_t> target = target_of(callee, targets);
     lower::LowerOptions lower_options;
-    if (target) lower_options.overrides = targets[*target].overrides;
+    if (target) {
+      lower_options.overrides = targets[*target].overrides;
+      lower_options.composite_lowerings = &targets[*target].composite_lowerings;
+      lower_options.max_immediate_elements = targets[*target].max_immediate_elements;
+    }
     Expected<tir::PrimFunc> func = lower::lower_function(callee, lower_options);
     if (func && target && targets[*target].after_lower)
       func = targets[*target].after_lower(callee, std::move(*func));

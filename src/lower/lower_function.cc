@@ -284,7 +284,7 @@ class Lowerer final : public ComputeBuilder {
     const Value& value = *node.result();
     const TensorType& type = tensor->type();
     std::string name = value_name(value, "constant");
-    if (type.num_elements() > kMaxImmediateElements) {
+    if (type.num_elements() > options_.max_immediate_elements) {
       Buffer buffer = make_buffer(name, type.dtype, shape_exprs(type.shape));
       constants_.push_back({buffer, tensor});
       slots[&value].tensor =
@@ -324,12 +324,83 @@ class Lowerer final : public ComputeBuilder {
       return make_error(
           "{}: calls @{}, which is not a composite function; lower each function on its own",
           node.location(), callee != nullptr ? callee->name() : "?");
+    if (options_.composite_lowerings != nullptr) {
+      std::string composite = callee->attrs().get_string("Composite");
+      auto it = options_.composite_lowerings->find(composite);
+      if (it != options_.composite_lowerings->end())
+        return lower_composite(node, composite, it->second, slots);
+    }
     std::unordered_map<const Value*, Slot> inner;
     for (std::size_t i = 0; i < callee->num_params(); ++i)
       inner[callee->param(i)] = slots.at(node.operand(i));
     UMA_TRY(lower_nodes(*callee, inner));
     for (std::size_t i = 0; i < node.num_results(); ++i)
       slots[node.result(i)] = inner.at(callee->outputs()[i]);
+    return Status::success();
+  }
+
+  // A call of a composite with a lowering: one block, named after the composite, whose body
+  // is the lowering's extern call (see lower.h).
+  Status lower_composite(const Node& node, const std::string& composite,
+                         const CompositeLowering& lowering,
+                         std::unordered_map<const Value*, Slot>& slots) {
+    const Function& callee = *node.callee();
+    auto fail = [&](const Error& error) {
+      return error.with_context(fmt::format("{}: composite {}", node.location(), composite));
+    };
+    std::unordered_map<const Value*, Buffer> buffers;
+    std::vector<Buffer> reads, writes;
+    // Reads: the call's operands, then the composite's constants, each in a buffer.
+    auto read_buffer = [&](const Value* value, const Slot& slot) -> Status {
+      if (!slot.tensor) return make_error("an operand is a tuple, which a lowering does not take");
+      if (!slot.tensor->materialized) materialize_lazy(*slot.tensor);
+      const Buffer& buffer = slot.tensor->materialized->buffer;
+      buffers[value] = buffer;
+      if (std::find(reads.begin(), reads.end(), buffer) == reads.end()) reads.push_back(buffer);
+      return Status::success();
+    };
+    std::unordered_map<const Value*, Slot> inner;
+    for (std::size_t i = 0; i < callee.num_params(); ++i) {
+      inner[callee.param(i)] = slots.at(node.operand(i));
+      if (Status ok = read_buffer(callee.param(i), inner[callee.param(i)]); !ok)
+        return fail(ok.error());
+    }
+    const Node* anchor = nullptr;
+    for (const auto& owned : callee.nodes()) {
+      if (!owned->is_op("constant")) {
+        if (anchor == nullptr) anchor = owned.get();
+        continue;
+      }
+      UMA_TRY(lower_constant(*owned, inner));
+      if (Status ok = read_buffer(owned->result(), inner.at(owned->result())); !ok)
+        return fail(ok.error());
+    }
+    // Writes: an output of the function not yet written, else a buffer of its own.
+    for (std::size_t r = 0; r < node.num_results(); ++r) {
+      const Value* result = node.result(r);
+      if (!result->type().is_tensor())
+        return fail(make_error("result {} is a tuple, which a lowering does not give", r));
+      const TensorType& type = result->tensor_type();
+      std::string name = value_name(*result, block_name(composite));
+      Buffer target;
+      auto output = output_index_.find(result);
+      if (output != output_index_.end() && !written_[output->second]) {
+        target = outputs_[output->second];
+        written_[output->second] = true;
+      } else {
+        target = new_intermediate(name, type.dtype, type.shape);
+      }
+      buffers[callee.outputs()[r]] = target;
+      writes.push_back(target);
+      slots[result].tensor =
+          new_lazy(pointwise_stage(name, type.dtype, type.shape, nullptr), target);
+    }
+    Expected<ExternCall> call = lowering(CompositeOperands(node, std::move(buffers)));
+    if (!call) return fail(call.error());
+    Stmt body = EvaluateNode::make(
+        CallNode::make(call->type, call->name, std::move(call->args), CallNode::CallKind::kExtern));
+    blocks_.push_back(BlockNode::make(composite, std::move(reads), std::move(writes), body,
+                                      anchor != nullptr ? block_attrs(*anchor) : AttrMap()));
     return Status::success();
   }
 

@@ -38,6 +38,12 @@ void Backend::add_pattern(std::string name, PatternPtr pattern, BackendPredicate
 void Backend::set_op_support(BackendOpSupport supports_op) {
   spec_.supports_op = std::move(supports_op);
 }
+void Backend::add_composite_lowering(std::string pattern, BackendCompositeLowering lower) {
+  spec_.composite_lowerings.push_back({std::move(pattern), std::move(lower)});
+}
+void Backend::set_max_immediate_elements(std::int64_t count) {
+  spec_.max_immediate_elements = count;
+}
 void Backend::add_graph_pass(GraphPhase phase, std::string name, BackendGraphPass pass) {
   spec_.graph_passes.push_back({phase, std::move(name), std::move(pass)});
 }
@@ -85,6 +91,17 @@ Status check_spec(const Context& context, const BackendSpec& spec) {
       return make_error("pattern '{}' is declared twice", pattern.name);
     if (pattern.pattern == nullptr) return make_error("pattern '{}' is null", pattern.name);
   }
+  std::set<std::string, std::less<>> lowered;
+  for (const BackendCompositeLoweringEntry& entry : spec.composite_lowerings) {
+    if (!names.count(entry.pattern))
+      return make_error("composite lowering for '{}': no such pattern", entry.pattern);
+    if (!lowered.insert(entry.pattern).second)
+      return make_error("pattern '{}' has two composite lowerings", entry.pattern);
+    if (!entry.lower)
+      return make_error("composite lowering for '{}' has no function", entry.pattern);
+  }
+  if (spec.max_immediate_elements < 0)
+    return make_error("the limit on immediates is negative ({})", spec.max_immediate_elements);
   std::set<std::string, std::less<>> ops;
   for (const BackendStrategy& strategy : spec.strategies) {
     if (!ops.insert(strategy.op).second)
@@ -119,6 +136,22 @@ PartitionTarget partition_target(const BackendSpec& spec, const Target& target) 
       return check(node, target);
     };
   return partition;
+}
+
+lower::CompositeLowerings composite_lowerings(const BackendSpec& spec, const Target& target) {
+  lower::CompositeLowerings lowerings;
+  for (const BackendCompositeLoweringEntry& entry : spec.composite_lowerings) {
+    std::string composite = spec.target_name + "." + entry.pattern;
+    lowerings.emplace(composite,
+                      [lower = entry.lower, target, backend = spec.target_name](
+                          const lower::CompositeOperands& operands) -> Expected<lower::ExternCall> {
+                        Expected<lower::ExternCall> call = lower(operands, target);
+                        if (!call)
+                          return call.error().with_context(fmt::format("backend '{}'", backend));
+                        return call;
+                      });
+  }
+  return lowerings;
 }
 
 std::shared_ptr<const Backend> BackendRegistry::find(std::string_view target_name) const {

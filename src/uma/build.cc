@@ -88,6 +88,8 @@ Expected<TargetPipeline> target_pipeline(const BoundBackend& bound,
     UMA_TRY(overrides->add(strategy.op, strategy.pattern, std::move(rule)));
   }
   pipeline.overrides = overrides.get();
+  pipeline.composite_lowerings = composite_lowerings(spec, target);
+  pipeline.max_immediate_elements = spec.max_immediate_elements;
   // Only a backend with schedules needs each lowered function's ops looked up.
   bool schedules =
       std::any_of(spec.strategies.begin(), spec.strategies.end(),

@@ -66,7 +66,7 @@ TEST(PluginTest, BadPluginsAreClearErrors) {
   Context context;
   EXPECT_EQ(load_error(context, plugin("old_version")),
             "plugin '" + plugin("old_version") +
-                "': built for plugin API version 2; this uma loads version 1");
+                "': built for plugin API version 3; this uma loads version 2");
   EXPECT_EQ(load_error(context, plugin("no_entry")),
             "plugin '" + plugin("no_entry") +
                 "': has no entry point 'uma_plugin_entry': not a uma plugin (define it with "

@@ -24,8 +24,7 @@ TEST_P(VanillaEquivalenceTest, KernelMatchesLoopsAndInterpreter) {
     main.set_outputs({mb.conv(main.add_param(TensorType{DType::f32, c.data}, "x"), c.conv)});
   });
   build::HostBuild built = check_against_host(*m, c.targets);
-  // Offloaded: one function, on vanilla, whose C calls the kernel and has no loop left when
-  // the kernel computes the epilogue too.
+  // Offloaded: one function, on vanilla, whose C calls the kernel.
   ASSERT_EQ(built.built.size(), 1u);
   EXPECT_EQ(built.built[0].target, "vanilla");
   std::string code;
@@ -58,16 +57,11 @@ std::vector<ConvCase> cases() {
         .padding = {2, 2, 2, 2},
         .bias_add = true,
         .activation = "clip"}},
-      // Eight or fewer channels: lowering writes the bias into the code, so it stays a loop
-      // after the kernel.
-      {"SmallBiasStaysALoop",
+      // Eight or fewer channels: a bias the host would write into its code, a buffer here.
+      {"SmallBias",
        {2, 3, 7, 7},
-       {.out_channels = 5,
-        .padding = {1, 1, 1, 1},
-        .bias_operand = true,
-        .bias_add = true,
-        .activation = "clip"}},
-      // The host's threads parallelize the loops vanilla leaves, beside the call.
+       {.out_channels = 5, .padding = {1, 1, 1, 1}, .bias_add = true, .activation = "clip"}},
+      // The host's threads beside the call.
       {"SmallBiasWithHostThreads",
        {2, 3, 7, 7},
        {.out_channels = 5, .padding = {1, 1, 1, 1}, .bias_add = true, .activation = "nn.relu"},
@@ -82,6 +76,22 @@ std::vector<ConvCase> cases() {
        {"vanilla --dimension=1"}},
       {"Dimension64", {1, 2, 5, 5}, {.out_channels = 70, .kernel = 1}, {"vanilla --dimension=64"}},
   };
+}
+
+// Two biases: the convolution and its own bias on the kernel, the added one and the clip on
+// the host.
+TEST_F(VanillaTest, ASecondBiasRunsOnTheHost) {
+  auto m = model([&](Function& main, ModelBuilder& mb) {
+    main.set_outputs({mb.conv(main.add_param(TensorType{DType::f32, {2, 3, 7, 7}}, "x"),
+                              {.out_channels = 5,
+                               .padding = {1, 1, 1, 1},
+                               .bias_operand = true,
+                               .bias_add = true,
+                               .activation = "clip"})});
+  });
+  build::HostBuild built = check_against_host(*m, {"vanilla"});
+  EXPECT_EQ(functions_on(built, "vanilla"), 1u);
+  EXPECT_EQ(functions_on(built, "c"), 1u);
 }
 
 INSTANTIATE_TEST_SUITE_P(Shapes, VanillaEquivalenceTest, ::testing::ValuesIn(cases()),

@@ -41,16 +41,44 @@ class VanillaPartitionTest : public VanillaTest {
 };
 
 TEST_F(VanillaPartitionTest, ClaimsConvolutionsWithTheirEpilogue) {
-  NodeRecord record = partition_one({.out_channels = 8,
-                                     .strides = {2, 1},
-                                     .padding = {0, 1, 2, 3},
-                                     .bias_operand = true,
-                                     .bias_add = true,
-                                     .activation = "nn.relu"},
-                                    {2, 4, 9, 9});
-  EXPECT_EQ(record.target, "vanilla");
-  EXPECT_EQ(record.composite, "vanilla.conv2d");
-  EXPECT_TRUE(record.rejections.empty());
+  for (bool bias_operand : {false, true}) {
+    NodeRecord record = partition_one({.out_channels = 8,
+                                       .strides = {2, 1},
+                                       .padding = {0, 1, 2, 3},
+                                       .bias_operand = bias_operand,
+                                       .bias_add = !bias_operand,
+                                       .activation = "nn.relu"},
+                                      {2, 4, 9, 9});
+    EXPECT_EQ(record.target, "vanilla");
+    EXPECT_EQ(record.composite, "vanilla.conv2d");
+    EXPECT_TRUE(record.rejections.empty());
+  }
+}
+
+// The kernel adds one bias: a convolution with its own and an added one is claimed without
+// the add, and the add (and what follows it) stays on the host.
+TEST_F(VanillaPartitionTest, ASecondBiasStaysOnTheHost) {
+  auto m = model([&](Function& main, ModelBuilder& mb) {
+    main.set_outputs({mb.conv(main.add_param(TensorType{DType::f32, {1, 4, 8, 8}}, "x"),
+                              {.bias_operand = true, .bias_add = true, .activation = "nn.relu"})});
+  });
+  PartitionReport report;
+  report.begin(*m, {"vanilla"});
+  build::BuildOptions o = options();
+  o.report = &report;
+  ASSERT_TRUE(
+      build::partition_for_targets(*m, build::parse_targets(ctx, {"vanilla"}).value(), o).ok());
+  for (const NodeRecord& record : report.records()) {
+    if (record.op == "nn.conv2d") {
+      EXPECT_EQ(record.target, "vanilla");
+    }
+    if (record.op != "add") continue;
+    EXPECT_EQ(record.target, "");
+    ASSERT_FALSE(record.rejections.empty());
+    EXPECT_EQ(record.rejections[0].detail,
+              "vanilla.conv2d: the kernel adds one bias, and the convolution has its own besides "
+              "the add");
+  }
 }
 
 TEST_F(VanillaPartitionTest, GroupedConvolutionsAreRejected) {
@@ -74,11 +102,12 @@ TEST_F(VanillaPartitionTest, OtherDtypesAreRejected) {
             "predicate rejected: vanilla.conv2d: f16 is not supported; the kernel computes f32");
 }
 
-TEST_F(VanillaPartitionTest, WeightsWrittenIntoTheCodeAreRejected) {
-  // 2x2x1x1: four weights, which lowering makes immediates.
-  EXPECT_EQ(rejection({.out_channels = 2, .kernel = 1}, {1, 2, 4, 4}),
-            "predicate rejected: vanilla.conv2d: the weight has 4 elements; constants of at most "
-            "8 are written into the code, and the kernel reads its operands from memory");
+// 2x2x1x1: four weights, which the host would write into its code; vanilla's lowering keeps
+// every constant a buffer.
+TEST_F(VanillaPartitionTest, SmallWeightsAreClaimed) {
+  NodeRecord record = partition_one({.out_channels = 2, .kernel = 1}, {1, 2, 4, 4});
+  EXPECT_EQ(record.target, "vanilla");
+  EXPECT_TRUE(record.rejections.empty());
 }
 
 TEST_F(VanillaPartitionTest, BiasesThatAreNotPerChannelAreRejected) {
@@ -104,6 +133,28 @@ TEST_F(VanillaPartitionTest, BiasesThatAreNotPerChannelAreRejected) {
     ASSERT_EQ(record.rejections.size(), 1u);
     EXPECT_EQ(record.rejections[0].detail,
               "vanilla.conv2d: the added bias has shape 6, not one value per output channel");
+  }
+}
+
+// One value for four channels: the kernel reads one per channel.
+TEST_F(VanillaPartitionTest, OneBiasForAllChannelsIsRejected) {
+  auto m = model([&](Function& main, ModelBuilder& mb) {
+    Value* y = mb.conv(main.add_param(TensorType{DType::f32, {1, 4, 8, 8}}, "x"), {});
+    main.set_outputs(
+        {mb.builder().value("add", {y, mb.builder().constant(random_tensor({1}, 7))})});
+  });
+  PartitionReport report;
+  report.begin(*m, {"vanilla"});
+  build::BuildOptions o = options();
+  o.report = &report;
+  ASSERT_TRUE(
+      build::partition_for_targets(*m, build::parse_targets(ctx, {"vanilla"}).value(), o).ok());
+  for (const NodeRecord& record : report.records()) {
+    if (record.op != "add") continue;
+    EXPECT_EQ(record.target, "");
+    ASSERT_EQ(record.rejections.size(), 1u);
+    EXPECT_EQ(record.rejections[0].detail,
+              "vanilla.conv2d: the added bias has shape 1, not one value per output channel");
   }
 }
 

@@ -24,13 +24,13 @@ TEST_F(VanillaTargetTest, RegistersTheKindThePartitionTargetAndTheBackend) {
   const BackendSpec& spec = ctx.backends().find("vanilla")->spec();
   ASSERT_EQ(spec.patterns.size(), 1u);
   EXPECT_EQ(spec.patterns[0].name, "conv2d");
-  ASSERT_EQ(spec.tir_passes.size(), 2u);
-  EXPECT_EQ(spec.tir_passes[0].name, "vanilla-conv2d-offload");
-  EXPECT_EQ(spec.tir_passes[1].name, "vanilla-fuse-epilogue");
-  for (const BackendTirPassEntry& pass : spec.tir_passes) EXPECT_EQ(pass.phase, TirPhase::k0);
+  ASSERT_EQ(spec.composite_lowerings.size(), 1u);
+  EXPECT_EQ(spec.composite_lowerings[0].pattern, "conv2d");
+  EXPECT_EQ(spec.max_immediate_elements, 0);  // every constant is a buffer the kernel reads
+  EXPECT_TRUE(spec.tir_passes.empty());
   ASSERT_EQ(spec.codegen.sources.size(), 1u);
   EXPECT_NE(spec.codegen.sources[0].code.find("int32_t vanilla_conv2dnchw("), std::string::npos);
-  EXPECT_TRUE(spec.strategies.empty());  // lowering's own conv2d_nchw block is what it replaces
+  EXPECT_TRUE(spec.strategies.empty());
 }
 
 TEST_F(VanillaTargetTest, DimensionDefaultsTo16) {
@@ -85,7 +85,7 @@ TEST_F(VanillaTargetTest, RegisteringTwiceIsAnError) {
 }
 
 // What the kernel's tile cannot hold is refused when the build's targets are parsed, even
-// when nothing would be offloaded, and by the pass when it is run on its own.
+// when nothing would be offloaded, and by the check the lowering makes.
 TEST_F(VanillaTargetTest, DimensionOutOfRangeIsRefused) {
   for (std::int64_t dimension : {0, 65}) {
     std::string text = fmt::format("vanilla --dimension={}", dimension);
@@ -99,9 +99,9 @@ TEST_F(VanillaTargetTest, DimensionOutOfRangeIsRefused) {
         built.error().message(),
         fmt::format("target '{}': dimension must be between 1 and 64, not {}", text, dimension));
     Target target = ctx.target_kinds().parse(text).value();
-    Expected<tir::PrimFunc> offloaded = vanilla::offload_conv2d(tir::PrimFunc{}, target);
-    ASSERT_FALSE(offloaded.ok());
-    EXPECT_EQ(offloaded.error().message(),
+    Status checked = vanilla::check_target(target);
+    ASSERT_FALSE(checked.ok());
+    EXPECT_EQ(checked.error().message(),
               fmt::format("dimension must be between 1 and 64, not {}", dimension));
   }
 }

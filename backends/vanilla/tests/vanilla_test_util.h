@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "backends/register.h"
+#include "backends/vanilla/vanilla.h"
 #include "tests/unit/tensor_util.h"
 #include "uma/graph/builder.h"
 #include "uma/graph/context.h"
@@ -18,6 +19,8 @@
 #include "uma/graph/printer.h"
 #include "uma/runtime/compare.h"
 #include "uma/runtime/interpreter.h"
+#include "uma/tir/printer.h"
+#include "uma/uma/backend.h"
 #include "uma/uma/build.h"
 
 namespace uma::backends::vanilla::testing {
@@ -172,7 +175,7 @@ class VanillaTest : public ::testing::Test {
 
   // The module built for `targets` against the interpreter and against the module built for
   // the host alone; returns the build for `targets`. With `ir`, the loop IR of the backend
-  // functions after vanilla's last phase-0 pass is printed there.
+  // functions as lowering makes them (lowered_ir, for targets[0]) is printed there.
   build::HostBuild check_against_host(const Module& module, const std::vector<std::string>& targets,
                                       std::ostream* ir = nullptr, std::uint64_t seed = 1) {
     std::vector<TensorPtr> inputs = random_inputs(*module.find_function("main"), seed);
@@ -180,12 +183,8 @@ class VanillaTest : public ::testing::Test {
     EXPECT_TRUE(reference.ok()) << reference.error().message();
     build::HostBuild built;
     std::unique_ptr<Module> offloaded = copy(module), host = copy(module);
-    build::BuildOptions o = options();
-    if (ir != nullptr) {
-      o.passes.print_after = {"vanilla-fuse-epilogue"};
-      o.passes.print_stream = ir;
-    }
-    auto ours = build_and_run(*offloaded, targets, inputs, &built, o);
+    if (ir != nullptr) *ir << lowered_ir(*copy(module), targets[0]);
+    auto ours = build_and_run(*offloaded, targets, inputs, &built);
     EXPECT_TRUE(ours.ok()) << ours.error().message();
     auto loops = build_and_run(*host, {}, inputs);
     EXPECT_TRUE(loops.ok()) << loops.error().message();
@@ -219,16 +218,27 @@ class VanillaTest : public ::testing::Test {
     return count;
   }
 
-  // The loop IR printed after vanilla's phase-0 pass `pass`, for every vanilla function.
-  std::string ir_after(Module& module, const std::string& target,
-                       const std::string& pass = "vanilla-fuse-epilogue") {
-    std::ostringstream printed;
-    build::BuildOptions o = options();
-    o.passes.print_after = {pass};
-    o.passes.print_stream = &printed;
-    auto built = build::build(module, {target}, o);
-    EXPECT_TRUE(built.ok()) << built.error().message();
-    return printed.str();
+  // The loop IR of the functions partitioned for `target` as lowering makes them, which
+  // TIR_PHASE_0 sees: the build's steps up to lowering, on `module` (changed in place).
+  std::string lowered_ir(Module& module, const std::string& target) {
+    auto targets = build::parse_targets(ctx, {target});
+    EXPECT_TRUE(targets.ok()) << targets.error().message();
+    if (!targets.ok()) return "";
+    Status partitioned = build::partition_for_targets(module, *targets, options());
+    EXPECT_TRUE(partitioned.ok()) << partitioned.error().message();
+    EXPECT_TRUE(build::fuse_host_functions(module).ok());
+    const BackendSpec& spec = ctx.backends().find(kTargetName)->spec();
+    build::TargetPipeline pipeline;
+    pipeline.target = spec.target_name;
+    pipeline.composite_lowerings = composite_lowerings(spec, targets->backends[0]);
+    pipeline.max_immediate_elements = spec.max_immediate_elements;
+    auto lowered = build::lower_calls(*module.find_function("main"), {pipeline});
+    EXPECT_TRUE(lowered.ok()) << lowered.error().message();
+    std::string ir;
+    if (lowered.ok())
+      for (const build::LoweredCall& call : *lowered)
+        if (call.target) ir += tir::to_string(call.func);
+    return ir;
   }
 
   Context ctx;

@@ -26,6 +26,7 @@
 #include "uma/graph/ir.h"
 #include "uma/graph/pass.h"
 #include "uma/lower/compute.h"
+#include "uma/lower/lower.h"
 #include "uma/runtime/c_compiler.h"
 #include "uma/runtime/executor.h"
 #include "uma/runtime/memory_planner.h"
@@ -38,6 +39,10 @@ struct TargetPipeline {
   std::string target;  // the Compiler attribute of its functions
   // Compute rules that replace the defaults inside these functions only (may be null).
   const lower::ComputeRegistry* overrides = nullptr;
+  // Composites lowered to one extern call each, by composite name.
+  lower::CompositeLowerings composite_lowerings;
+  // The most elements of a constant written into these functions' code as immediates.
+  std::int64_t max_immediate_elements = lower::kMaxImmediateElements;
   // Runs on each function right after lowering, before TIR_PHASE_0 (the strategies'
   // schedules); may be empty.
   std::function<Expected<tir::PrimFunc>(const Function&, tir::PrimFunc)> after_lower;

@@ -14,13 +14,15 @@
 #include <vector>
 
 #include "uma/graph/pass.h"
+#include "uma/lower/composite_lowering.h"
 #include "uma/lower/compute.h"
 #include "uma/tir/ir.h"
 
 namespace uma::lower {
 
-// Constants of at most this many elements are written into the loop IR as immediates (and
-// fuse-ops binds them into the fused functions); larger ones are buffers.
+// The host's limit on constants written into the loop IR as immediates (and bound by
+// fuse-ops into the fused functions); larger ones are buffers. A backend sets its own
+// (LowerOptions::max_immediate_elements).
 inline constexpr std::int64_t kMaxImmediateElements = 8;
 
 struct LowerOptions {
@@ -28,9 +30,15 @@ struct LowerOptions {
   const ComputeRegistry* overrides = nullptr;
   // The symbol of the PrimFunc; the function's global_symbol attribute or name when empty.
   std::string symbol;
+  // Composites lowered to one extern call each, by composite name (may be null).
+  const CompositeLowerings* composite_lowerings = nullptr;
+  // Constants of at most this many elements are written into the code as immediates; with
+  // 0, every constant (but an empty one) is a buffer.
+  std::int64_t max_immediate_elements = kMaxImmediateElements;
 };
 
-// Lowers a function whose nodes are ops (calls to Composite functions are inlined), in the
+// Lowers a function whose nodes are ops (calls to Composite functions are inlined, or lowered
+// by a composite lowering), in the
 // order of its nodes:
 // - parameters become buffers (named after the values), read where they are used;
 // - a pointwise stage is inlined into its readers, except that a reduction reads a stage
@@ -41,8 +49,14 @@ struct LowerOptions {
 //   output of its shape, writes that output directly: one block (conv2d_nchw) stores
 //   relu(acc + bias) (epilogue fusion);
 // - outputs not yet written get a pointwise block named after their last stage;
-// - small constants become immediates; larger ones become parameters after the function's
-//   own (see bound_constants).
+// - a call of a composite with a lowering in `composite_lowerings` becomes one block named
+//   after the composite ("vanilla.conv2d") whose body is the extern call the lowering
+//   returns, reading the buffers of the call's operands and of the composite's constants
+//   (each value written into a buffer first if it is not in one), writing its results'
+//   buffers, with the attributes of the composite's first op (its anchor: the nn.conv2d of
+//   conv → bias → relu). Errors name the call and the composite;
+// - small constants (max_immediate_elements) become immediates; larger ones become
+//   parameters after the function's own (see bound_constants).
 // The result is blocked loop IR (serial loops, multi-dimensional buffers) with the
 // function's attributes and global_symbol set. The PrimFunc's params are the function's
 // params in order, then the bound constants, then one buffer per output. Errors name the

@@ -9,6 +9,7 @@
 //     MyNpu() : Backend("my_npu") {
 //       add_int_attr("dimension", 16, "the systolic array's side");         // 1. target
 //       add_pattern("conv2d", conv2d_pattern(), check_conv2d);               // 2. patterns
+//       add_composite_lowering("conv2d", lower_conv2d);                      //    and calls
 //       add_graph_pass(GraphPhase::kPostPartitioning0, "my-npu-config", f);  // 3. graph passes
 //       add_strategy("nn.conv2d", lower::OpPattern::kAnchor, rule);          // 4. strategies
 //       add_tir_pass(TirPhase::k0, "my-npu-tensorize", g);                   // 5. loop-IR passes
@@ -21,8 +22,10 @@
 // target "my_npu" (composites "my_npu.conv2d", in registration order = priority), and keeps
 // the rest for the build driver (uma/uma/build.h), which runs each pass and hook with the
 // build's target of this kind: the attributes a user set ("my_npu --dimension=32") are
-// what every callback sees. Passes of one phase run in registration order, after the
-// core's passes of that phase. A strategy replaces an op's compute only inside the
+// what every callback sees. A composite lowering makes each call of its composite one
+// block "my_npu.conv2d" whose body is one extern call (uma/lower/composite_lowering.h): the
+// common case of a library or an accelerator driver. Passes of one phase run in registration order,
+// after the core's passes of that phase. A strategy replaces an op's compute only inside the
 // functions partitioned for this backend's target; other targets never see it.
 #pragma once
 
@@ -38,7 +41,9 @@
 
 #include "uma/codegen/c/c_codegen.h"
 #include "uma/graph/ir.h"
+#include "uma/lower/composite_lowering.h"
 #include "uma/lower/compute.h"
+#include "uma/lower/lower.h"
 #include "uma/partition/partition.h"
 #include "uma/pattern/pattern.h"
 #include "uma/runtime/c_compiler.h"
@@ -77,6 +82,9 @@ using BackendGraphPass = std::function<Expected<bool>(Module&, const Target&)>;
 // A loop-IR pass: runs on each function partitioned for the backend's target (never on
 // the host's). Returns the function as given when it changes nothing.
 using BackendTirPass = std::function<Expected<tir::PrimFunc>(const tir::PrimFunc&, const Target&)>;
+// A composite's lowering to one extern call (lower::CompositeLowering with the target).
+using BackendCompositeLowering =
+    std::function<Expected<lower::ExternCall>(const lower::CompositeOperands&, const Target&)>;
 // A strategy's compute: lower::ComputeRule with the target.
 using BackendComputeRule = std::function<Expected<std::vector<lower::Stage>>(
     const Node&, const std::vector<lower::TensorView>&, lower::ComputeBuilder&, const Target&)>;
@@ -91,6 +99,11 @@ struct BackendPattern {
   std::string name;  // the composite is "<target>.<name>"
   PatternPtr pattern;
   BackendPredicate predicate;  // may be empty
+};
+
+struct BackendCompositeLoweringEntry {
+  std::string pattern;  // a pattern of the backend's: the composite "<target>.<pattern>"
+  BackendCompositeLowering lower;
 };
 
 struct BackendGraphPassEntry {
@@ -130,11 +143,15 @@ struct BackendSpec {
   std::vector<TargetAttrDef> attrs;
   BackendTargetCheck check_target;  // may be empty
   std::vector<BackendPattern> patterns;
+  std::vector<BackendCompositeLoweringEntry> composite_lowerings;
   BackendOpSupport supports_op;  // may be empty: composites only
   std::vector<BackendGraphPassEntry> graph_passes;
   std::vector<BackendStrategy> strategies;
   std::vector<BackendTirPassEntry> tir_passes;
   BackendCodegen codegen;
+  // Constants of at most this many elements are written into the code of the target's
+  // functions as immediates; larger ones are buffers (lower::LowerOptions).
+  std::int64_t max_immediate_elements = lower::kMaxImmediateElements;
 };
 
 class Backend {
@@ -157,9 +174,15 @@ class Backend {
   // 2. Patterns, highest priority first.
   void add_pattern(std::string name, PatternPtr pattern, BackendPredicate predicate = {});
   void set_op_support(BackendOpSupport supports_op);
+  // A pattern's composite lowered to one extern call, with operands and attributes from the
+  // graph (one per pattern).
+  void add_composite_lowering(std::string pattern, BackendCompositeLowering lower);
   // 3. Graph passes.
   void add_graph_pass(GraphPhase phase, std::string name, BackendGraphPass pass);
-  // 4. Operator strategies (one per op).
+  // 4. Lowering: constants of at most `count` elements become immediates in the code (8,
+  // the host's, by default); 0 for a backend whose calls read every operand from memory.
+  void set_max_immediate_elements(std::int64_t count);
+  // Operator strategies (one per op).
   void add_strategy(std::string op, lower::OpPattern pattern, BackendComputeRule compute,
                     BackendSchedule schedule = {});
   // 5. Loop-IR passes.
@@ -195,12 +218,16 @@ class BackendRegistry {
 
 // The backend's patterns as a partition target whose predicates see `target`.
 PartitionTarget partition_target(const BackendSpec& spec, const Target& target);
+// The backend's composite lowerings with `target`, by composite name, as lowering takes them.
+// Their errors name the backend.
+lower::CompositeLowerings composite_lowerings(const BackendSpec& spec, const Target& target);
 
 // Wires a backend into `context`: its target kind, its partition target and the backend
 // itself. Errors (and registers nothing) when the declarations are inconsistent: a kind or
 // partition target of that name exists, an attribute is invalid or shadows a standard one,
-// two patterns or two strategies share a name or op, a strategy's op is not an op of the
-// context, a strategy or pass lacks its function.
+// two patterns or two strategies share a name or op, a composite lowering names no pattern
+// of the backend or a pattern lowered already, the immediates' limit is negative, a strategy's op
+// is not an op of the context, a strategy or pass lacks its function.
 Status register_backend(Context& context, std::unique_ptr<Backend> backend);
 
 }  // namespace uma

@@ -25,7 +25,7 @@ namespace uma {
 
 class Context;
 
-inline constexpr std::uint32_t kPluginApiVersion = 1;
+inline constexpr std::uint32_t kPluginApiVersion = 2;
 inline constexpr const char* kPluginEntryPoint = "uma_plugin_entry";
 
 struct PluginInfo {

@@ -1,0 +1,57 @@
+// Composite lowering: a matched composite (conv → bias → relu, say) lowered straight to one
+// extern call, its operands and attributes taken from the graph rather than rebuilt from
+// loop nests. A backend declares one per pattern (Backend::add_composite_lowering); lowering
+// calls it where the composite is called (LowerOptions::composite_lowerings).
+#pragma once
+
+#include <functional>
+#include <map>
+#include <string>
+#include <string_view>
+#include <unordered_map>
+#include <vector>
+
+#include "uma/graph/ir.h"
+#include "uma/tir/ir.h"
+
+namespace uma::lower {
+
+// What a composite lowering sees of one call of a composite: the composite function (its
+// nodes in order, its attributes: Composite = "<target>.<pattern>") and the buffer of every
+// value the call reads or writes: the composite's parameters (the call's operands), the
+// constants inside it, and its outputs.
+class CompositeOperands {
+ public:
+  CompositeOperands(const Node& call, std::unordered_map<const Value*, tir::Buffer> buffers);
+
+  const Node& call() const { return *call_; }
+  const Function& composite() const { return *call_->callee(); }
+  // The first node of op `op` in the composite, or null.
+  const Node* find(std::string_view op) const;
+  // The buffer holding `value`, a value of the composite; null for one computed inside it.
+  tir::Buffer buffer(const Value& value) const;
+  // &buffer[0, ...], the address an extern call takes; an error names a value without a
+  // buffer.
+  Expected<tir::Expr> address(const Value& value) const;
+  // address(*value), or a null pointer when `value` is null (an operand the match lacks).
+  Expected<tir::Expr> address_or_null(const Value* value) const;
+
+ private:
+  const Node* call_;
+  std::unordered_map<const Value*, tir::Buffer> buffers_;
+};
+
+// The call a composite becomes: `name(args...)`, returning `type` (a status when the
+// backend's calls return one: Backend::set_extern_status).
+struct ExternCall {
+  std::string name;
+  std::vector<tir::Expr> args;
+  tir::DataType type = tir::DataType::scalar(DType::i32);
+};
+
+// A composite's lowering; an error says why the call cannot be made.
+using CompositeLowering = std::function<Expected<ExternCall>(const CompositeOperands&)>;
+// By composite name ("<target>.<pattern>").
+using CompositeLowerings = std::map<std::string, CompositeLowering, std::less<>>;
+
+}  // namespace uma::lower
