@@ -7,15 +7,22 @@
 // `conv1d_ncw` per layer (attribute "ut.layer" = its index), in the layers' order, whose
 // loads, run and stores are extern calls that the core's later passes see as any other
 // statement. A layer whose result is no output of the function writes a buffer of the
-// function's own, which the next layers load.
+// function's own, which the next layers load. The accelerator's memories are the
+// function's state (uma/tir/state.h), passed first to every call, prepared by its init.
 #include <fmt/format.h>
 
 #include "passes.h"
+#include "uma/tir/state.h"
 
 namespace uma::backends::ultra_trail {
 namespace {
 
 using namespace tir;
+
+// sizeof(struct ut_state) of the functional model (kernels/ultra_trail.c): five i64
+// registers, then the weight, feature and bias memories of the hardware's sizes. ut_init
+// checks it, so a model that disagrees fails when the executor loads it.
+constexpr std::int64_t kStateBytes = 5 * 8 + (64 + 32 + 2) * 1024;
 
 Stmt call(const std::string& name, std::vector<Expr> args) {
   return EvaluateNode::make(CallNode::make(DataType::scalar(DType::i32), name, std::move(args),
@@ -92,6 +99,9 @@ class Emitter {
       results_[j].push_back(intermediates.back());
     }
 
+    PrimFunc result = func_;
+    UMA_TRY_ASSIGN(state_, add_state(result, kStateBytes, "ut_state"));
+    result.init = call("ut_init", {address(state_), Expr(kStateBytes)});
     std::vector<Stmt> blocks;
     for (std::size_t j = 0; j < layers_.size(); ++j) {
       Expected<Stmt> block = layer_block(j);
@@ -101,7 +111,6 @@ class Emitter {
     Stmt body = SeqNode::make(std::move(blocks));
     for (auto it = intermediates.rbegin(); it != intermediates.rend(); ++it)
       body = AllocateNode::make(*it, body);
-    PrimFunc result = func_;
     result.body = body;
     return result;
   }
@@ -141,24 +150,28 @@ class Emitter {
     UMA_TRY_ASSIGN(auto features, operand(j, kFeatures, "fmem", bytes.input * batch));
     UMA_TRY_ASSIGN(auto weights, operand(j, kWeights, "wmem", bytes.weights));
     std::vector<Buffer> reads = {features.first, weights.first};
+    Expr state = address(state_);
     std::vector<Stmt> body = {
-        call("ut_load_" + weights.second, {address(weights.first), Expr(bytes.weights)})};
+        call("ut_load_" + weights.second, {state, address(weights.first), Expr(bytes.weights)})};
     if (c[kBias]) {
       UMA_TRY_ASSIGN(auto bias, operand(j, kBiasOperand, "bmem", bytes.bias));
       reads.push_back(bias.first);
-      body.push_back(call("ut_load_" + bias.second, {address(bias.first), Expr(bytes.bias)}));
+      body.push_back(
+          call("ut_load_" + bias.second, {state, address(bias.first), Expr(bytes.bias)}));
     }
 
     Var n = VarNode::make("n");
     Expr sample = batch == 1 ? Expr(0) : n;
-    std::vector<Expr> config;
+    std::vector<Expr> config = {state};
     for (std::size_t f = kDimension; f < kConfigFields; ++f)
       config.push_back(IntImmNode::make(DataType::scalar(DType::i32), c[f]));
     std::vector<Stmt> per_sample = {
-        call("ut_load_" + features.second, {address(features.first, sample), Expr(bytes.input)}),
+        call("ut_load_" + features.second,
+             {state, address(features.first, sample), Expr(bytes.input)}),
         call("ut_run", std::move(config))};
     for (const Buffer& result : results_[j])
-      per_sample.push_back(call("ut_store_fmem", {address(result, sample), Expr(bytes.output)}));
+      per_sample.push_back(
+          call("ut_store_fmem", {state, address(result, sample), Expr(bytes.output)}));
     Stmt samples = SeqNode::make(std::move(per_sample));
     if (batch != 1) samples = ForNode::make(n, Expr(0), Expr(batch), ForKind::kSerial, samples);
     body.push_back(samples);
@@ -174,6 +187,7 @@ class Emitter {
   const std::vector<std::string>* scopes_ = nullptr;
   const std::vector<std::int64_t>* operands_ = nullptr;
   std::vector<std::vector<Buffer>> results_;  // per layer: the buffers its result goes to
+  Buffer state_;                              // the accelerator's memories
 };
 
 }  // namespace

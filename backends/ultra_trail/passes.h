@@ -34,10 +34,13 @@ Expected<bool> assign_buffer_scopes(Module& module, const Target& target);
 // TIR_PHASE_0, codegen.cc: the function's body becomes, for each layer, a block
 // `conv1d_ncw` that loads the weights and bias into their memories, then per sample loads
 // the features, runs the accelerator with the layer's configuration and stores the result:
-//   ut_load_wmem(&w[0, 0, 0], bytes); ut_load_bmem(&b[0], bytes);
-//   for n: ut_load_fmem(&x[n, 0, 0], bytes); ut_run(config...); ut_store_fmem(&y[n, 0, 0], bytes)
-// Each call returns a status; the backend's codegen makes a nonzero one the function's
-// result. Features passed between layers go through a buffer of the function's own.
+//   ut_load_wmem(s, &w[0, 0, 0], bytes); ut_load_bmem(s, &b[0], bytes);
+//   for n: ut_load_fmem(s, &x[n, 0, 0], bytes); ut_run(s, config...);
+//          ut_store_fmem(s, &y[n, 0, 0], bytes)
+// where s is the function's state (uma/tir/state.h), the accelerator's memories, which its
+// init `ut_init(s, bytes)` prepares when the executor loads the model. Each call returns a
+// status; the backend's codegen makes a nonzero one the function's result. Features passed
+// between layers go through a buffer of the function's own.
 Expected<tir::PrimFunc> emit_accelerator_calls(const tir::PrimFunc& func, const Target& target);
 
 }  // namespace uma::backends::ultra_trail

@@ -102,6 +102,8 @@ Expected<GeneratedC> generate_sources(const std::vector<LoweredCall>& lowered,
   UMA_CHECK(functions_per_file > 0, "functions_per_file is 0");
   GeneratedC generated;
   generated.symbols.resize(lowered.size());
+  generated.init_symbols.resize(lowered.size());
+  generated.fini_symbols.resize(lowered.size());
   std::unordered_set<std::string> symbols;
   // The host's functions, then each target's: a file holds one target's, with its hooks.
   for (std::size_t group = 0; group <= targets.size(); ++group) {
@@ -126,7 +128,14 @@ Expected<GeneratedC> generate_sources(const std::vector<LoweredCall>& lowered,
         if (!symbols.insert(function.symbol).second)
           return make_error("func @{}: its C symbol '{}' is another function's too", function.name,
                             function.symbol);
+        // Its init and fini are unique within the file too, and checked across files.
+        for (const std::string* symbol : {&function.init_symbol, &function.fini_symbol})
+          if (!symbol->empty() && !symbols.insert(*symbol).second)
+            return make_error("func @{}: its C symbol '{}' is another function's too",
+                              function.name, *symbol);
         generated.symbols[members[begin + f]] = function.symbol;
+        generated.init_symbols[members[begin + f]] = function.init_symbol;
+        generated.fini_symbols[members[begin + f]] = function.fini_symbol;
       }
       generated.files.push_back({fmt::format("{}_{}", prefix, file), std::move(source.code)});
     }
@@ -184,8 +193,15 @@ Expected<HostBuild> build_for_host(Module& module, const HostBuildOptions& optio
     UMA_TRY_ASSIGN(runtime::Library library, runtime::Library::open(path));
     auto shared_library = std::make_shared<const runtime::Library>(std::move(library));
     for (std::size_t c = 0; c < program.calls.size(); ++c) {
-      UMA_TRY_ASSIGN(program.calls[c].function,
-                     shared_library->function(generated.symbols[planned.callee[c]]));
+      runtime::HostCall& call = program.calls[c];
+      std::size_t callee = planned.callee[c];
+      UMA_TRY_ASSIGN(call.function, shared_library->function(generated.symbols[callee]));
+      if (!generated.init_symbols[callee].empty()) {
+        UMA_TRY_ASSIGN(call.init, shared_library->function(generated.init_symbols[callee]));
+      }
+      if (!generated.fini_symbols[callee].empty()) {
+        UMA_TRY_ASSIGN(call.fini, shared_library->function(generated.fini_symbols[callee]));
+      }
     }
     program.library = std::move(shared_library);
   } else {

@@ -8,6 +8,7 @@
 #include "uma/build/host.h"
 #include "uma/lower/lower.h"
 #include "uma/tir/passes.h"
+#include "uma/tir/state.h"
 
 namespace uma::build {
 namespace {
@@ -16,9 +17,9 @@ using runtime::ArgLocation;
 
 // Where one tensor of the host lives while the calls are being collected.
 struct Loc {
-  enum class Kind : std::uint8_t { kInput, kWeight, kBuffer };
+  enum class Kind : std::uint8_t { kInput, kWeight, kBuffer, kState };
   Kind kind;
-  std::size_t index;  // input, weight or buffer number
+  std::size_t index;  // input, weight, buffer or state number
 };
 
 // A tensor some call writes: in the arena, or an output buffer when it is an output.
@@ -105,6 +106,11 @@ class HostPlanner {
       arena_offset_[in_arena[i]] = planned.memory.offsets[i];
     program->arena_size = planned.memory.arena_size;
     UMA_TRY_ASSIGN(program->weights, runtime::WeightsBlob::pack(weights_));
+    // Each call's state at a 64-byte boundary of the executor's state block.
+    for (std::int64_t bytes : state_bytes_) {
+      state_offset_.push_back(program->state_size);
+      program->state_size += (bytes + 63) / 64 * 64;
+    }
 
     for (const PendingCall& pending : calls_) {
       runtime::HostCall call;
@@ -198,7 +204,9 @@ class HostPlanner {
       weights_.push_back(tensor);
     }
     std::vector<std::size_t> workspace = tir::workspace_params(func);
-    std::size_t num_outputs = func.params.size() - func.num_inputs - workspace.size();
+    std::optional<std::size_t> state = tir::state_param(func);
+    std::size_t num_outputs =
+        func.params.size() - func.num_inputs - workspace.size() - (state ? 1 : 0);
     if (call.args.size() != func.num_inputs || num_outputs != node.num_results())
       return make_error(
           "{}: func @{} takes {} input(s) and {} output(s), the call has {} and {} "
@@ -217,13 +225,28 @@ class HostPlanner {
       call.args.push_back({Loc::Kind::kBuffer, buffers_.size()});
       buffers_.push_back({result->tensor_type(), step, step, std::nullopt});
     }
-    // Workspace: memory the function needs while it runs, from the arena.
-    for (std::size_t index : workspace) {
+    // After the outputs, in any order: workspace, memory the function needs while it runs,
+    // from the arena; and the call's own state, which the executor holds.
+    for (std::size_t index = call.args.size(); index < func.params.size(); ++index) {
       const tir::Buffer& buffer = func.params[index];
-      if (index != call.args.size())
-        return make_error("func @{}: workspace parameter {} is not after the outputs (a bug)",
-                          func.name, index);
       TensorType type{buffer->dtype, {}};
+      if (index == state) {
+        std::optional<std::int64_t> bytes =
+            buffer->shape.size() == 1 ? tir::as_const_int(buffer->shape[0]) : std::nullopt;
+        if (buffer->dtype != DType::u8 || !bytes || *bytes < 1)
+          return make_error("func @{}: state '{}' is not u8 of a constant size (a bug)", func.name,
+                            buffer->name);
+        type.shape = {*bytes};
+        arg_types.push_back(type);
+        call.args.push_back({Loc::Kind::kState, state_bytes_.size()});
+        state_bytes_.push_back(type.num_bytes());
+        continue;
+      }
+      if (std::find(workspace.begin(), workspace.end(), index) == workspace.end())
+        return make_error(
+            "func @{}: parameter {} after the outputs is neither workspace nor state "
+            "(a bug)",
+            func.name, index);
       for (const tir::Expr& extent : buffer->shape)
         type.shape.push_back(tir::as_const_int(extent).value_or(-1));
       if (!type.checked_num_elements().ok())
@@ -252,6 +275,8 @@ class HostPlanner {
         if (const auto& output = buffers_[loc.index].output)
           return {ArgLocation::Kind::kOutput, static_cast<std::int64_t>(*output)};
         return {ArgLocation::Kind::kArena, arena_offset_[loc.index]};
+      case Loc::Kind::kState:
+        return {ArgLocation::Kind::kState, state_offset_[loc.index]};
     }
     return {};
   }
@@ -264,6 +289,7 @@ class HostPlanner {
   std::vector<BufferInfo> buffers_;
   std::vector<PendingCall> calls_;
   std::vector<std::int64_t> arena_offset_;
+  std::vector<std::int64_t> state_bytes_, state_offset_;  // per state: its size and offset
 };
 
 }  // namespace

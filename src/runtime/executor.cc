@@ -5,11 +5,27 @@
 
 namespace uma::runtime {
 
+namespace {
+
+std::string status_text(std::int32_t status) {
+  return fmt::format("{}{}", status, status == -1 ? " (a heap allocation in it failed)" : "");
+}
+
+}  // namespace
+
+Expected<std::unique_ptr<Executor>> Executor::create(std::shared_ptr<const HostProgram> program) {
+  auto executor = std::make_unique<Executor>(std::move(program));
+  UMA_TRY(executor->load_status());
+  return executor;
+}
+
 Executor::Executor(std::shared_ptr<const HostProgram> program) : program_(std::move(program)) {
   UMA_CHECK(program_ != nullptr, "no program");
   arena_ = std::make_shared<Tensor>(TensorType{DType::u8, {program_->arena_size}});
+  state_ = std::make_shared<Tensor>(TensorType{DType::u8, {program_->state_size}});
   auto* weights = const_cast<std::byte*>(program_->weights.data());
   std::byte* arena = arena_->bytes().data();
+  std::byte* state = state_->bytes().data();
   args_.resize(program_->calls.size());
   for (std::size_t c = 0; c < program_->calls.size(); ++c) {
     const HostCall& call = program_->calls[c];
@@ -24,6 +40,9 @@ Executor::Executor(std::shared_ptr<const HostProgram> program) : program_(std::m
         case ArgLocation::Kind::kArena:
           args_[c][a] = arena + location.index;
           break;
+        case ArgLocation::Kind::kState:
+          args_[c][a] = state + location.index;
+          break;
         case ArgLocation::Kind::kInput:
         case ArgLocation::Kind::kOutput:
           patches_.push_back({c, a, location});
@@ -34,10 +53,38 @@ Executor::Executor(std::shared_ptr<const HostProgram> program) : program_(std::m
   if (program_->threads > 0 && program_->library != nullptr)
     if (auto symbol = program_->library->symbol("omp_set_num_threads"))
       set_threads_ = reinterpret_cast<SetThreads>(*symbol);
+
+  // The inits, on the arguments with inputs and outputs null (the patches are not applied).
+  if (set_threads_ != nullptr) set_threads_(program_->threads);
+  for (; loaded_ < program_->calls.size(); ++loaded_) {
+    const HostCall& call = program_->calls[loaded_];
+    if (call.init == nullptr) continue;
+    std::int32_t status = call.init(args_[loaded_].data());
+    if (status != 0) {
+      load_status_ = make_error("the init of @{} returned {}", call.name, status_text(status));
+      break;
+    }
+  }
+  if (!load_status_.ok()) finish();
+}
+
+Executor::~Executor() { finish(); }
+
+void Executor::finish() {
+  // Finis see the arguments of the last run, or inputs and outputs null: they must not use
+  // them either.
+  for (const Patch& patch : patches_) args_[patch.call][patch.arg] = nullptr;
+  if (set_threads_ != nullptr) set_threads_(program_->threads);
+  for (; loaded_ > 0; --loaded_) {
+    const HostCall& call = program_->calls[loaded_ - 1];
+    // A failed fini has nobody to report to: the state is released all the same.
+    if (call.fini != nullptr) (void)call.fini(args_[loaded_ - 1].data());
+  }
 }
 
 Status Executor::run(std::span<const void* const> inputs, std::span<void* const> outputs) {
   const HostProgram& program = *program_;
+  UMA_TRY(load_status_);
   if (inputs.size() != program.inputs.size() || outputs.size() != program.outputs.size())
     return make_error("the program takes {} input(s) and {} output(s), given {} and {}",
                       program.inputs.size(), program.outputs.size(), inputs.size(), outputs.size());
@@ -52,6 +99,8 @@ Status Executor::run(std::span<const void* const> inputs, std::span<void* const>
         return const_cast<std::byte*>(program.weights.data()) + location.index;
       case ArgLocation::Kind::kArena:
         return arena_->bytes().data() + location.index;
+      case ArgLocation::Kind::kState:
+        return state_->bytes().data() + location.index;
     }
     return nullptr;
   };
@@ -61,8 +110,8 @@ Status Executor::run(std::span<const void* const> inputs, std::span<void* const>
   for (std::size_t c = 0; c < program.calls.size(); ++c) {
     std::int32_t status = program.calls[c].function(args_[c].data());
     if (status != 0)
-      return make_error("the compiled function of @{} returned {}{}", program.calls[c].name, status,
-                        status == -1 ? " (a heap allocation in it failed)" : "");
+      return make_error("the compiled function of @{} returned {}", program.calls[c].name,
+                        status_text(status));
   }
   for (const OutputCopy& copy : program.copies) {
     std::int64_t bytes = program.outputs[copy.output].num_bytes();

@@ -202,7 +202,16 @@ class Printer {
     os_ << " {\n";
     indent_ = 1;
     print(func.body);
-    os_ << "}\n";
+    os_ << "}";
+    // Load-time code after the body it prepares for.
+    for (const auto& [keyword, code] : {std::pair{"init", &func.init}, {"fini", &func.fini}}) {
+      if (!code->defined()) continue;
+      os_ << " " << keyword << " {\n";
+      indent_ = 1;
+      print(*code);
+      os_ << "}";
+    }
+    os_ << "\n";
   }
 
   void print(const Expr& e, int min_precedence = 0) {
@@ -569,6 +578,8 @@ void print(std::ostream& os, const PrimFunc& func) {
   Printer printer(os);
   for (const Buffer& param : func.params) printer.scan(param);
   printer.scan(func.body);
+  if (func.init.defined()) printer.scan(func.init);
+  if (func.fini.defined()) printer.scan(func.fini);
   printer.print_function(func);
 }
 

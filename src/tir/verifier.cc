@@ -8,6 +8,7 @@
 #include <unordered_set>
 
 #include "uma/tir/functor.h"
+#include "uma/tir/state.h"
 
 namespace uma::tir {
 namespace {
@@ -46,7 +47,11 @@ class Verifier final : public Visitor {
       for (const Expr& e : param->shape) symbols.visit(e);
       for (const Expr& e : param->strides) symbols.visit(e);
     }
+    UMA_TRY(check_state());
     visit(func_.body);
+    // The load-time code sees the same parameters as the body.
+    if (func_.init.defined()) visit(func_.init);
+    if (func_.fini.defined()) visit(func_.fini);
     if (error_) return *error_;
     return Status::success();
   }
@@ -64,12 +69,32 @@ class Verifier final : public Visitor {
     error_ = make_error(format, std::forward<Args>(args)...).with_context(where);
   }
 
+  // At most one state (uma/tir/state.h), an output-side u8 parameter of constant size.
+  Status check_state() const {
+    std::size_t states = 0;
+    for (std::size_t k = 0; k < func_.params.size(); ++k) {
+      const Buffer& param = func_.params[k];
+      if (param->scope != kStateScope) continue;
+      bool constant = param->shape.size() == 1 && as_const_int(param->shape[0]).has_value();
+      if (++states > 1 || k < func_.num_inputs || param->dtype != DType::u8 || !constant)
+        return make_error(
+            "func @{}: state '{}' is not the function's one u8 output-side parameter of "
+            "constant size",
+            func_.name, param->name);
+    }
+    return Status::success();
+  }
+
   // ---- Scopes ----
 
   // Where each variable and buffer is bound anywhere in the function, to say why a use
   // out of scope is out of scope.
   void find_bindings() {
-    pre_order_visit(func_.body, [&](const ExprNode* e, const StmtNode* s) {
+    for (const Stmt* code : {&func_.body, &func_.init, &func_.fini})
+      if (code->defined()) find_bindings(*code);
+  }
+  void find_bindings(const Stmt& code) {
+    pre_order_visit(code, [&](const ExprNode* e, const StmtNode* s) {
       if (const auto* let =
               e && e->kind == ExprKind::Let ? static_cast<const LetNode*>(e) : nullptr)
         binders_.emplace(let->var.as<VarNode>(), "let");

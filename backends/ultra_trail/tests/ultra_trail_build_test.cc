@@ -3,6 +3,8 @@
 // was; what the build offloads and why not; failures of the model reaching the caller.
 #include <gtest/gtest.h>
 
+#include <thread>
+
 #include "tests/unit/build_check.h"
 #include "ultra_trail_test_util.h"
 #include "uma/partition/report.h"
@@ -119,6 +121,61 @@ TEST_F(UltraTrailBuildTest, AFailedLoadFailsTheRun) {
   // -2: the model's "does not fit" (kernels/ultra_trail.c), the first call that failed.
   EXPECT_EQ(outputs.error().message(),
             "the compiled function of @module_ultra_trail_main_0 returned -2");
+}
+
+// Two models of one structure with different weights: the weights are passed by pointer,
+// so both have the same code, and the object cache gives them one library. The
+// accelerator's memories are each executor's state, so two executors run that library at
+// once (a thread each), each to its own model's answer.
+TEST_F(UltraTrailBuildTest, TwoExecutorsRunOneLibraryAtOnceOnDifferentWeights) {
+  struct Model {
+    std::unique_ptr<Module> module;
+    std::vector<TensorPtr> inputs, reference;
+    std::unique_ptr<runtime::Executor> executor;
+  };
+  auto make = [&](unsigned seed) {
+    Model m{std::make_unique<Module>(ctx), {}, {}, nullptr};
+    Function& f = *m.module->add_function("main").value();
+    Builder fb(f);
+    Value* x = f.add_param(tensor({2, 3, 16}), "x");
+    Value* c1 = fb.create("nn.conv1d",
+                          {x, fb.constant(random_tensor({8, 3, 3}, seed)),
+                           fb.constant(random_tensor({8}, seed + 1))},
+                          conv_attrs({1}, {1, 1}), "conv1")
+                    ->result();
+    Value* r1 = fb.create("nn.relu", {c1}, {}, "relu1")->result();
+    f.set_outputs({fb.create("nn.conv1d", {r1, fb.constant(random_tensor({4, 8, 5}, seed + 2))},
+                             conv_attrs({2}, {2, 1}), "conv2")
+                       ->result()});
+    m.inputs = random_inputs(f, seed);
+    m.reference = interpret(f, m.inputs).value();
+    auto built = build::build(*m.module, {"ultra_trail"}, options());
+    EXPECT_TRUE(built.ok()) << built.error().message();
+    if (!built.ok()) return m;
+    EXPECT_EQ(targets_of(*built),
+              (std::vector<std::string>{"module_ultra_trail_main_0 on ultra_trail"}));
+    auto executor = runtime::Executor::create(built->program);
+    EXPECT_TRUE(executor.ok()) << executor.error().message();
+    if (executor.ok()) m.executor = std::move(*executor);
+    return m;
+  };
+  Model a = make(10), b = make(20);
+  ASSERT_TRUE(a.executor && b.executor);
+  ASSERT_EQ(a.executor->program().library->path(), b.executor->program().library->path());
+  auto run = [](Model& m, int& mismatches) {
+    for (int k = 0; k < 200; ++k) {
+      auto outputs = m.executor->run(m.inputs);
+      if (!outputs.ok() || !compare_tensors(*(*outputs)[0], *m.reference[0], 1e-5, 1e-5).ok())
+        ++mismatches;
+    }
+  };
+  int mismatches_a = 0, mismatches_b = 0;
+  std::thread thread_a(run, std::ref(a), std::ref(mismatches_a));
+  std::thread thread_b(run, std::ref(b), std::ref(mismatches_b));
+  thread_a.join();
+  thread_b.join();
+  EXPECT_EQ(mismatches_a, 0);
+  EXPECT_EQ(mismatches_b, 0);
 }
 
 TEST_F(UltraTrailBuildTest, BadTargetAttributesAreErrors) {

@@ -58,27 +58,29 @@ TEST_F(UltraTrailTest, PhaseZeroLoadsRunsAndStoresEachLayer) {
   conv1d_model(/*batch=*/2);
   std::string printed = printed_after({"ultra-trail-codegen"});
   EXPECT_EQ(printed, R"(// -----// IR after ultra-trail-codegen //----- //
-func @module_ultra_trail_main_0(%x: f32[2, 3, 16], %w1: f32[8, 3, 3], %b1: f32[8], %w2: f32[4, 8, 5], %b2: f32[4, 1]) -> (%out: f32[2, 4, 8]) attributes {Compiler = "ultra_trail", Primitive = 1, global_symbol = "module_ultra_trail_main_0", "ut.config" = [2, 8, 3, 1, 8, 1, 3, 1, 1, 1, 16, 16, 1, 1, 2, 8, 8, 1, 4, 1, 5, 2, 2, 1, 16, 8, 1, 0], "ut.operands" = [0, 1, 2, -1, 3, 4], "ut.outputs" = [1], "ut.scopes" = ["fmem", "wmem", "bmem", "wmem", "bmem"]} {
+func @module_ultra_trail_main_0(%x: f32[2, 3, 16], %w1: f32[8, 3, 3], %b1: f32[8], %w2: f32[4, 8, 5], %b2: f32[4, 1]) -> (%out: f32[2, 4, 8], %ut_state: u8[100392] in "state") attributes {Compiler = "ultra_trail", Primitive = 1, global_symbol = "module_ultra_trail_main_0", "ut.config" = [2, 8, 3, 1, 8, 1, 3, 1, 1, 1, 16, 16, 1, 1, 2, 8, 8, 1, 4, 1, 5, 2, 2, 1, 16, 8, 1, 0], "ut.operands" = [0, 1, 2, -1, 3, 4], "ut.outputs" = [1], "ut.scopes" = ["fmem", "wmem", "bmem", "wmem", "bmem"]} {
   allocate %layer0: f32[2, 8, 16] {
     block conv1d_ncw(reads: %x, %w1, %b1; writes: %layer0) attributes {"ut.layer" = 0} {
-      @extern ut_load_wmem<i32>(&%w1[0, 0, 0], 288)
-      @extern ut_load_bmem<i32>(&%b1[0], 32)
+      @extern ut_load_wmem<i32>(&%ut_state[0], &%w1[0, 0, 0], 288)
+      @extern ut_load_bmem<i32>(&%ut_state[0], &%b1[0], 32)
       for (n, 0, 2) {
-        @extern ut_load_fmem<i32>(&%x[n, 0, 0], 192)
-        @extern ut_run(8i32, 3i32, 1i32, 8i32, 1i32, 3i32, 1i32, 1i32, 1i32, 16i32, 16i32, 1i32, 1i32)
-        @extern ut_store_fmem<i32>(&%layer0[n, 0, 0], 512)
+        @extern ut_load_fmem<i32>(&%ut_state[0], &%x[n, 0, 0], 192)
+        @extern ut_run(&%ut_state[0], 8i32, 3i32, 1i32, 8i32, 1i32, 3i32, 1i32, 1i32, 1i32, 16i32, 16i32, 1i32, 1i32)
+        @extern ut_store_fmem<i32>(&%ut_state[0], &%layer0[n, 0, 0], 512)
       }
     }
     block conv1d_ncw(reads: %layer0, %w2, %b2; writes: %out) attributes {"ut.layer" = 1} {
-      @extern ut_load_wmem<i32>(&%w2[0, 0, 0], 640)
-      @extern ut_load_bmem<i32>(&%b2[0, 0], 16)
+      @extern ut_load_wmem<i32>(&%ut_state[0], &%w2[0, 0, 0], 640)
+      @extern ut_load_bmem<i32>(&%ut_state[0], &%b2[0, 0], 16)
       for (n_1, 0, 2) {
-        @extern ut_load_fmem<i32>(&%layer0[n_1, 0, 0], 512)
-        @extern ut_run(8i32, 8i32, 1i32, 4i32, 1i32, 5i32, 2i32, 2i32, 1i32, 16i32, 8i32, 1i32, 0i32)
-        @extern ut_store_fmem<i32>(&%out[n_1, 0, 0], 128)
+        @extern ut_load_fmem<i32>(&%ut_state[0], &%layer0[n_1, 0, 0], 512)
+        @extern ut_run(&%ut_state[0], 8i32, 8i32, 1i32, 4i32, 1i32, 5i32, 2i32, 2i32, 1i32, 16i32, 8i32, 1i32, 0i32)
+        @extern ut_store_fmem<i32>(&%ut_state[0], &%out[n_1, 0, 0], 128)
       }
     }
   }
+} init {
+  @extern ut_init<i32>(&%ut_state[0], 100392)
 }
 )");
 }
@@ -92,19 +94,25 @@ TEST_F(UltraTrailTest, TheGeneratedCodeReturnsAFailedCallsStatus) {
     if (file.name == "ultra_trail_0") code = file.code;
   // The driver's prototypes, as kernels/ultra_trail.c defines them, and each call's status
   // kept when it is the first failure.
-  EXPECT_NE(code.find("int32_t ut_load_wmem(void*, int64_t);\n"
-                      "int32_t ut_run(int32_t, int32_t, int32_t, int32_t, int32_t, int32_t, "
-                      "int32_t, int32_t, int32_t, int32_t, int32_t, int32_t, int32_t);\n"
-                      "int32_t ut_store_fmem(void*, int64_t);\n"),
+  EXPECT_NE(code.find("int32_t ut_init(void*, int64_t);\n"
+                      "int32_t ut_load_bmem(void*, void*, int64_t);\n"
+                      "int32_t ut_load_fmem(void*, void*, int64_t);\n"
+                      "int32_t ut_load_wmem(void*, void*, int64_t);\n"
+                      "int32_t ut_run(void*, int32_t, int32_t, int32_t, int32_t, int32_t, "
+                      "int32_t, int32_t, int32_t, int32_t, int32_t, int32_t, int32_t, int32_t);\n"
+                      "int32_t ut_store_fmem(void*, void*, int64_t);\n"),
             std::string::npos)
       << code;
-  EXPECT_NE(code.find("    {\n"
-                      "      const int32_t uma_call_status = ut_run(8, 8, 1, 4, 1, 5, 2, 2, 1, 16, "
-                      "8, 1, 0);\n"
-                      "      if (uma_call_status != 0 && uma_status == 0) uma_status = "
-                      "uma_call_status;\n"
-                      "    }\n"),
-            std::string::npos)
+  EXPECT_NE(
+      code.find(
+          "    {\n"
+          "      const int32_t uma_call_status = ut_run(&ut_state[0], 8, 8, 1, 4, 1, 5, 2, 2, "
+          "1, 16, "
+          "8, 1, 0);\n"
+          "      if (uma_call_status != 0 && uma_status == 0) uma_status = "
+          "uma_call_status;\n"
+          "    }\n"),
+      std::string::npos)
       << code;
   EXPECT_NE(code.find("  return uma_status;\n"), std::string::npos) << code;
 }

@@ -132,6 +132,8 @@ Status run_tir_phases(std::vector<LoweredCall>& lowered, const tir::TirPipeline&
 struct GeneratedC {
   std::vector<runtime::CSourceFile> files;
   std::vector<std::string> symbols;  // the entry point of each lowered function
+  // Its init and fini (uma/tir/state.h), empty when it has none.
+  std::vector<std::string> init_symbols, fini_symbols;
 };
 
 // C for the lowered functions, at most `functions_per_file` per file, a backend target's
@@ -143,7 +145,8 @@ Expected<GeneratedC> generate_sources(const std::vector<LoweredCall>& lowered,
                                       const std::vector<TargetPipeline>& targets = {});
 
 // The host function as a program: each call's arguments placed in the inputs, outputs,
-// weights blob or arena (planned from the intermediates' lifetimes). Function pointers are
+// weights blob or arena (planned from the intermediates' lifetimes), and a function's state
+// (uma/tir/state.h) in each call's own part of the executor's state. Function pointers are
 // left null: `callee[c]` is the index in `lowered` of what call c runs. Nodes the outputs do
 // not need are left out. Errors name a host node the executor cannot run (an op outside any
 // function).

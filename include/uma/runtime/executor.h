@@ -5,6 +5,11 @@
 // (packed once at build time), or the arena, one block that holds every intermediate at
 // offsets the memory planner chose. The executor allocates the arena and the argument
 // arrays when it is made; a run allocates nothing.
+//
+// Load-time state (uma/tir/state.h): a call whose function has one gets a state of its own
+// in each executor (ArgLocation::kState), zeroed; the executor runs the calls' inits once
+// when it is made and their finis when it is destroyed. So several executors can run one
+// library at once, each with its own state.
 #pragma once
 
 #include <cstddef>
@@ -22,9 +27,10 @@ namespace uma::runtime {
 
 // Where an argument of a call lives.
 struct ArgLocation {
-  enum class Kind : std::uint8_t { kInput, kOutput, kWeight, kArena };
+  enum class Kind : std::uint8_t { kInput, kOutput, kWeight, kArena, kState };
   Kind kind = Kind::kArena;
-  // The input or output number, or the byte offset into the weights blob or the arena.
+  // The input or output number, or the byte offset into the weights blob, the arena or the
+  // executor's state block (64-byte aligned).
   std::int64_t index = 0;
 };
 
@@ -33,6 +39,8 @@ struct HostCall {
   std::string name;  // the called graph function, for messages
   PackedFunction function = nullptr;
   std::vector<ArgLocation> args;
+  // Load-time code on the same arguments (inputs and outputs null); may be null.
+  PackedFunction init = nullptr, fini = nullptr;
 };
 
 // An output that no call writes: a copy of an input, a weight or another output, made
@@ -49,6 +57,8 @@ struct HostProgram {
   std::vector<OutputCopy> copies;
   WeightsBlob weights;
   std::int64_t arena_size = 0;
+  // Bytes of the calls' states, which each executor holds (kState locations), zeroed.
+  std::int64_t state_size = 0;
   // Threads of OpenMP parallel loops when the code was built with OpenMP; 0 leaves
   // OpenMP's default.
   int threads = 0;
@@ -56,11 +66,24 @@ struct HostProgram {
   std::shared_ptr<const Library> library;
 };
 
-// Runs a program. One run at a time (the arena is the executor's own); make one executor
-// per thread to run a program concurrently.
+// Runs a program. One run at a time (the arena and the state are the executor's own);
+// make one executor per thread to run a program concurrently.
 class Executor {
  public:
+  // Makes an executor and runs the calls' inits: an error names the call whose init
+  // failed (the finis of those before it have run then).
+  static Expected<std::unique_ptr<Executor>> create(std::shared_ptr<const HostProgram> program);
+
+  // Makes an executor and runs the calls' inits; when one fails, every run returns that
+  // error (load_status()). create() reports it at once.
   explicit Executor(std::shared_ptr<const HostProgram> program);
+  // Runs the finis of the calls whose init ran, in reverse order.
+  ~Executor();
+  Executor(const Executor&) = delete;
+  Executor& operator=(const Executor&) = delete;
+
+  // Whether the inits succeeded.
+  const Status& load_status() const { return load_status_; }
 
   // Runs on the caller's buffers: dense row-major tensors of the program's input and
   // output types, outputs not overlapping any other buffer. Allocates nothing. Errors when
@@ -75,6 +98,9 @@ class Executor {
  private:
   std::shared_ptr<const HostProgram> program_;
   std::shared_ptr<Tensor> arena_;  // a u8 tensor: 64-byte aligned storage
+  std::shared_ptr<Tensor> state_;  // the calls' states, likewise
+  Status load_status_;
+  std::size_t loaded_ = 0;  // the calls [0, loaded_) were initialized (their finis run)
   // The argument array of each call, weights and arena pointers filled in once.
   std::vector<std::vector<void*>> args_;
   // (call, argument, location) of the arguments that are inputs or outputs, set per run.
@@ -83,6 +109,8 @@ class Executor {
     ArgLocation location;
   };
   std::vector<Patch> patches_;
+  // Runs the finis of the initialized calls.
+  void finish();
   using SetThreads = void (*)(int);
   SetThreads set_threads_ = nullptr;  // omp_set_num_threads, when the library uses OpenMP
 };

@@ -421,6 +421,10 @@ struct PrimFunc {
   std::size_t num_inputs = 0;  // params[0, num_inputs) are inputs, the rest outputs
   Stmt body;
   AttrMap attrs;
+  // Load-time code (uma/tir/state.h): `init` runs once when an executor loads the program,
+  // before any run, `fini` when the executor is destroyed; both see the parameters (inputs
+  // and outputs null) and the function's state. Undefined: none.
+  Stmt init, fini;
 };
 
 // ---- Expression helpers ----

@@ -17,7 +17,9 @@ namespace uma::tir {
 // - loads, stores and addresses have one integer index per dimension, or one (flattened);
 // - a store's value has the buffer's element type and the indices' lanes;
 // - loop bounds are integers of the loop variable's type; vectorized loops have a constant
-//   extent; `if` conditions are scalar bools; blocks have names.
+//   extent; `if` conditions are scalar bools; blocks have names;
+// - the init and fini, when present, follow the same rules (they see the parameters);
+// - at most one parameter is a state (uma/tir/state.h): u8, of constant size, not an input.
 // Returns the first violation, e.g. "func @f, block conv2d_nchw: variable 'k' is used
 // outside its loop".
 Status verify(const PrimFunc& func);

@@ -27,6 +27,14 @@
 // common case of a library or an accelerator driver. Passes of one phase run in registration order,
 // after the core's passes of that phase. A strategy replaces an op's compute only inside the
 // functions partitioned for this backend's target; other targets never see it.
+//
+// Load-time state: a loop-IR pass gives a function a state (tir::add_state, a per-executor
+// buffer its calls receive) and an init and fini (PrimFunc::init, PrimFunc::fini) that the
+// executor runs once when it loads the program and when it is destroyed
+// (uma/tir/state.h). Backend C keeps what lives between calls there, never in a mutable
+// static: one compiled library is shared by models with the same code and may run in
+// several executors at once. With set_extern_status, an init's failed extern call fails
+// the load, naming the function.
 #pragma once
 
 #include <cstdint>

@@ -4,6 +4,8 @@
 
 #include <fmt/format.h>
 
+#include <tuple>
+
 #include "code_writer.h"
 #include "function_printer.h"
 #include "uma/tir/functor.h"
@@ -37,19 +39,21 @@ Expected<std::string> include_line(const std::string& header) {
 // against by name, so renaming them would silently call something else.
 Status check_extern_names(const tir::PrimFunc& func, NameTable& globals) {
   Status status;
-  if (!func.body.defined()) return status;
-  tir::pre_order_visit(func.body, [&](const tir::ExprNode* e, const tir::StmtNode*) {
-    if (e == nullptr || e->kind != tir::ExprKind::Call || !status.ok()) return;
-    const auto* call = static_cast<const tir::CallNode*>(e);
-    if (call->call_kind != tir::CallNode::CallKind::kExtern) return;
-    if (!is_c_identifier(call->name) || is_c_keyword(call->name) ||
-        call->name.rfind("uma_", 0) == 0) {
-      status = make_error("function '{}': extern function name '{}' is not a usable C identifier",
-                          func.name, call->name);
-      return;
-    }
-    globals.reserve(call->name);
-  });
+  for (const tir::Stmt* code : {&func.body, &func.init, &func.fini}) {
+    if (!code->defined()) continue;
+    tir::pre_order_visit(*code, [&](const tir::ExprNode* e, const tir::StmtNode*) {
+      if (e == nullptr || e->kind != tir::ExprKind::Call || !status.ok()) return;
+      const auto* call = static_cast<const tir::CallNode*>(e);
+      if (call->call_kind != tir::CallNode::CallKind::kExtern) return;
+      if (!is_c_identifier(call->name) || is_c_keyword(call->name) ||
+          call->name.rfind("uma_", 0) == 0) {
+        status = make_error("function '{}': extern function name '{}' is not a usable C identifier",
+                            func.name, call->name);
+        return;
+      }
+      globals.reserve(call->name);
+    });
+  }
   return status;
 }
 
@@ -77,15 +81,36 @@ Expected<CSource> generate_c(const std::vector<tir::PrimFunc>& funcs,
   for (const tir::PrimFunc& func : funcs)
     source.functions.push_back(
         {func.name, unit.globals.unique(requested_symbol(func)), func.params.size()});
+  for (std::size_t k = 0; k < funcs.size(); ++k) {
+    CFunction& function = source.functions[k];
+    if (funcs[k].init.defined())
+      function.init_symbol = unit.globals.unique(function.symbol + "_init");
+    if (funcs[k].fini.defined())
+      function.fini_symbol = unit.globals.unique(function.symbol + "_fini");
+  }
   std::vector<std::string> impl_names;
   for (const CFunction& function : source.functions)
     impl_names.push_back(unit.globals.unique(function.symbol + "_impl"));
 
   CodeWriter functions;
   for (std::size_t k = 0; k < funcs.size(); ++k) {
-    FunctionPrinter printer(funcs[k], source.functions[k].symbol, impl_names[k], unit);
+    const CFunction& function = source.functions[k];
+    FunctionPrinter printer(funcs[k], function.symbol, impl_names[k], unit);
     functions.line("");
     UMA_TRY(printer.print(functions));
+    // The init and fini are functions of the same parameters with another body.
+    for (const auto& [suffix, code, symbol] :
+         {std::tuple{"init", &funcs[k].init, &function.init_symbol},
+          {"fini", &funcs[k].fini, &function.fini_symbol}}) {
+      if (symbol->empty()) continue;
+      tir::PrimFunc load_time = funcs[k];
+      load_time.name = fmt::format("{}.{}", funcs[k].name, suffix);
+      load_time.body = *code;
+      FunctionPrinter load_printer(load_time, *symbol, unit.globals.unique(*symbol + "_impl"),
+                                   unit);
+      functions.line("");
+      UMA_TRY(load_printer.print(functions));
+    }
   }
 
   CodeWriter out;

@@ -7,7 +7,8 @@
 // writes) is replaced by a one-dimensional dense buffer with the same name, dtype, scope and
 // data variable, whose one dimension is the number of elements the original spans
 // (1 + sum((shape[k] - 1) * strides[k]) with strides, the product of the shape without);
-// every load, store and address has one index, sum(index[k] * stride[k]), unsimplified.
+// every load, store and address has one index, sum(index[k] * stride[k]), unsimplified,
+// in the body and in the init and fini.
 // Symbolic dimensions stay in the flat shapes, so a parameter still binds its variables.
 // A function whose buffers are all one-dimensional and dense is returned as it is.
 #include <algorithm>
@@ -149,7 +150,12 @@ FuncPass flatten_buffers_pass() {
               param = std::move(flat);
             }
             out.body = flatten.mutate(func.body);
-            if (!changed && out.body.same_as(func.body)) return func;
+            // The load-time code sees the same (now flat) parameters.
+            if (func.init.defined()) out.init = flatten.mutate(func.init);
+            if (func.fini.defined()) out.fini = flatten.mutate(func.fini);
+            if (!changed && out.body.same_as(func.body) && out.init.same_as(func.init) &&
+                out.fini.same_as(func.fini))
+              return func;
             return out;
           }};
 }

@@ -8,8 +8,13 @@
 //   int32_t <symbol>(void* const* args);                          // what the runtime calls
 //
 // where args[k] is the address of the k-th parameter buffer (inputs then outputs, in
-// PrimFunc::params order). Buffers passed to one call must not overlap (the pointers are
-// `restrict`). The result is 0, or -1 when a heap allocation of the function failed, or an
+// PrimFunc::params order). A PrimFunc with load-time code (uma/tir/state.h) also gets
+//
+//   int32_t <symbol>_init(void* const* args);  // its init, on the same parameters
+//   int32_t <symbol>_fini(void* const* args);  // its fini
+//
+// which return as the entry point does. Buffers passed to one call must not overlap (the pointers
+// are `restrict`). The result is 0, or -1 when a heap allocation of the function failed, or an
 // extern call's nonzero status (with CCodegenHooks::extern_status).
 //
 // Every name that comes from a model (symbols, buffers, variables) is sanitized into a C
@@ -76,6 +81,8 @@ struct CFunction {
   std::string name;    // the PrimFunc's name
   std::string symbol;  // the exported C symbol: int32_t symbol(void* const* args)
   std::size_t num_params = 0;
+  // The exported symbols of its init and fini, same signature; empty when it has none.
+  std::string init_symbol, fini_symbol;
 };
 
 struct CSource {
