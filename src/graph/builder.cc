@@ -1,7 +1,7 @@
 // Creating nodes with checked attributes and inferred types.
 #include "uma/graph/builder.h"
 
-#include "uma/graph/context.h"
+#include "uma/uma/context.h"
 
 namespace uma {
 

@@ -2,6 +2,7 @@
 #include "context_setup.h"
 
 #include "backends/register.h"
+#include "uma/partition/partition.h"
 #include "uma/uma/plugin.h"
 
 namespace uma::tool {

@@ -7,7 +7,7 @@
 
 #include <CLI/CLI.hpp>
 
-#include "uma/graph/context.h"
+#include "uma/uma/context.h"
 
 namespace uma::tool {
 

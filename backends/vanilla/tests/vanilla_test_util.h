@@ -13,12 +13,12 @@
 #include "backends/register.h"
 #include "tests/unit/tensor_util.h"
 #include "uma/graph/builder.h"
-#include "uma/graph/context.h"
 #include "uma/graph/parser.h"
 #include "uma/graph/printer.h"
 #include "uma/runtime/compare.h"
 #include "uma/runtime/interpreter.h"
 #include "uma/uma/build.h"
+#include "uma/uma/context.h"
 
 namespace uma::backends::vanilla::testing {
 

@@ -4,8 +4,8 @@
 #include <memory>
 #include <string_view>
 
-#include "uma/graph/context.h"
 #include "uma/graph/ir.h"
+#include "uma/uma/context.h"
 
 namespace uma {
 

@@ -11,6 +11,7 @@
 //       add_pattern("conv2d", conv2d_pattern(), check_conv2d);               // 2. patterns
 //       add_graph_pass(GraphPhase::kPostPartitioning0, "my-npu-config", f);  // 3. graph passes
 //       add_strategy("nn.conv2d", lower::OpPattern::kAnchor, rule);          // 4. strategies
+//       add_schedule("conv2d_nchw", tile_conv);                              //    and schedules
 //       add_tir_pass(TirPhase::k0, "my-npu-tensorize", g);                   // 5. loop-IR passes
 //       add_include("my_npu.h"); add_c_source("my_npu", kernel_code);        // 6. codegen
 //     }
@@ -24,6 +25,11 @@
 // what every callback sees. Passes of one phase run in registration order, after the
 // core's passes of that phase. A strategy replaces an op's compute only inside the
 // functions partitioned for this backend's target; other targets never see it.
+//
+// The host is a backend too (backends/cpu/, the kind "c"): a backend that calls
+// declare_host() has no patterns, and its strategies, schedules, loop-IR passes and codegen
+// hooks apply to the host's functions, those no other backend takes. A Context has exactly
+// one; its graph passes run after the other backends' of each phase.
 #pragma once
 
 #include <cstdint>
@@ -74,8 +80,8 @@ using BackendTargetCheck = std::function<Status(const Target&)>;
 using BackendOpSupport = std::function<Status(const Node&, const Target&)>;
 // A graph pass: whether it changed the module.
 using BackendGraphPass = std::function<Expected<bool>(Module&, const Target&)>;
-// A loop-IR pass: runs on each function partitioned for the backend's target (never on
-// the host's). Returns the function as given when it changes nothing.
+// A loop-IR pass: runs on each function partitioned for the backend's target (the host's
+// functions, for the host's backend). Returns the function as given when it changes nothing.
 using BackendTirPass = std::function<Expected<tir::PrimFunc>(const tir::PrimFunc&, const Target&)>;
 // A strategy's compute: lower::ComputeRule with the target.
 using BackendComputeRule = std::function<Expected<std::vector<lower::Stage>>(
@@ -83,6 +89,10 @@ using BackendComputeRule = std::function<Expected<std::vector<lower::Stage>>(
 // A strategy's schedule: runs on each function of the target that holds the op, right
 // after lowering (before the TIR_PHASE_0 passes).
 using BackendSchedule = std::function<Status(tir::Schedule&, const Target&)>;
+// A schedule of one block: runs on each block of its name in the functions of the target,
+// right after lowering and the strategies' schedules (before the TIR_PHASE_0 passes).
+using BackendBlockSchedule =
+    std::function<Status(tir::Schedule&, const tir::BlockRef&, const Target&)>;
 // Prints an extern call as C, or nullopt for the default `name(args...)`.
 using BackendExternPrinter = std::function<std::optional<std::string>(
     const tir::CallNode&, const codegen::CExprPrinter&, const Target&)>;
@@ -103,6 +113,11 @@ struct BackendTirPassEntry {
   TirPhase phase;
   std::string name;
   BackendTirPass run;
+};
+
+struct BackendBlockScheduleEntry {
+  std::string block;  // the block's name, as lowering gives it ("conv2d_nchw", "dense")
+  BackendBlockSchedule run;
 };
 
 struct BackendStrategy {
@@ -127,12 +142,14 @@ struct BackendCodegen {
 // Everything a backend declared.
 struct BackendSpec {
   std::string target_name;
+  bool host = false;  // the host's backend (see Backend::declare_host)
   std::vector<TargetAttrDef> attrs;
   BackendTargetCheck check_target;  // may be empty
   std::vector<BackendPattern> patterns;
   BackendOpSupport supports_op;  // may be empty: composites only
   std::vector<BackendGraphPassEntry> graph_passes;
   std::vector<BackendStrategy> strategies;
+  std::vector<BackendBlockScheduleEntry> schedules;
   std::vector<BackendTirPassEntry> tir_passes;
   BackendCodegen codegen;
 };
@@ -149,6 +166,10 @@ class Backend {
  protected:
   explicit Backend(std::string target_name) { spec_.target_name = std::move(target_name); }
 
+  // This backend is the host's: its target kind runs what no other backend takes, and its
+  // declarations apply to those functions. It declares no patterns.
+  void declare_host();
+
   // 1. Target attributes, with their defaults.
   void add_string_attr(std::string name, std::string default_value, std::string help = {});
   void add_int_attr(std::string name, std::int64_t default_value, std::string help = {});
@@ -162,6 +183,8 @@ class Backend {
   // 4. Operator strategies (one per op).
   void add_strategy(std::string op, lower::OpPattern pattern, BackendComputeRule compute,
                     BackendSchedule schedule = {});
+  //    Schedules by block name (one per name), whatever compute made the block.
+  void add_schedule(std::string block_name, BackendBlockSchedule schedule);
   // 5. Loop-IR passes.
   void add_tir_pass(TirPhase phase, std::string name, BackendTirPass pass);
   // 6. Codegen hooks.
@@ -197,10 +220,12 @@ class BackendRegistry {
 PartitionTarget partition_target(const BackendSpec& spec, const Target& target);
 
 // Wires a backend into `context`: its target kind, its partition target and the backend
-// itself. Errors (and registers nothing) when the declarations are inconsistent: a kind or
-// partition target of that name exists, an attribute is invalid or shadows a standard one,
-// two patterns or two strategies share a name or op, a strategy's op is not an op of the
-// context, a strategy or pass lacks its function.
+// itself (a host's backend gets no partition target). Errors (and registers nothing) when
+// the declarations are inconsistent: a kind or partition target of that name exists, an
+// attribute is invalid or shadows a standard one, two patterns or two strategies share a
+// name or op, two schedules a block name, a strategy's op is not an op of the context, a
+// strategy, schedule or pass lacks its function, a host's backend declares patterns, or the
+// context has a host's backend already.
 Status register_backend(Context& context, std::unique_ptr<Backend> backend);
 
 }  // namespace uma
