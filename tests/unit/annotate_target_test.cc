@@ -3,6 +3,7 @@
 // report for the targets that did not get a node.
 #include <gtest/gtest.h>
 
+#include "test_targets.h"
 #include "uma/graph/parser.h"
 #include "uma/partition/partition.h"
 #include "uma/partition/report.h"

@@ -5,6 +5,7 @@
 
 #include <random>
 
+#include "test_targets.h"
 #include "uma/graph/parser.h"
 #include "uma/graph/printer.h"
 #include "uma/partition/partition.h"

@@ -21,8 +21,7 @@ class Context {
  public:
   // A context with every built-in op, core graph pass and partition pass registered, the
   // host's backend (backends/cpu/, target kind "c"), and no partition target or other
-  // backend (register_test_targets adds the built-in test targets; register_backend a
-  // backend).
+  // backend (register_backend adds a backend).
   Context();
   // The same with `host` as the host's backend instead (a Backend that called
   // declare_host()), for trying other host schedules.
