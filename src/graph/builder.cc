@@ -1,6 +1,7 @@
 // Creating nodes with checked attributes and inferred types.
 #include "uma/graph/builder.h"
 
+// The op registry, reached through the module's context.
 #include "uma/uma/context.h"
 
 namespace uma {

@@ -3,8 +3,6 @@
 
 #include <algorithm>
 
-#include "uma/uma/context.h"
-
 namespace uma {
 
 // ---- Value ----

@@ -5,7 +5,6 @@
 #include <string_view>
 
 #include "uma/graph/ir.h"
-#include "uma/uma/context.h"
 
 namespace uma {
 
