@@ -1,8 +1,8 @@
 // The in-tree backends, registered by explicit calls (never by static initializers).
 #pragma once
 
-#include "uma/graph/context.h"
 #include "uma/support/error.h"
+#include "uma/uma/context.h"
 
 namespace uma::backends {
 

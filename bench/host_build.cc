@@ -19,10 +19,10 @@
 #include <string>
 #include <vector>
 
-#include "uma/build/host.h"
 #include "uma/frontend/onnx/importer.h"
-#include "uma/graph/context.h"
 #include "uma/runtime/interpreter.h"
+#include "uma/uma/build.h"
+#include "uma/uma/context.h"
 
 namespace uma {
 namespace {
@@ -86,14 +86,14 @@ void bench(const std::string& path, const Options& options) {
     interpreter_cpu_ms = cpu_ms() - cpu_start;
   }
 
-  build::HostBuildOptions build_options;
-  build_options.threads = options.threads;
+  build::BuildOptions build_options;
   std::istringstream flags(options.cflags);
   for (std::string flag; flags >> flag;) build_options.compiler.compile_flags.push_back(flag);
   fs::path cache = fs::temp_directory_path() / fmt::format("uma-bench-cache-{}", ::getpid());
   fs::remove_all(cache);
   build_options.compiler.cache_dir = cache.string();
-  build::HostBuild built = value_or_fail(build::build_for_host(*module, build_options));
+  build::HostBuild built = value_or_fail(
+      build::build(*module, {fmt::format("c --threads={}", options.threads)}, build_options));
   fs::remove_all(cache);
 
   runtime::Executor executor(built.program);

@@ -16,14 +16,15 @@
 #include <string>
 #include <vector>
 
+#include "test_targets.h"
 #include "uma/frontend/onnx/importer.h"
 #include "uma/graph/builder.h"
-#include "uma/graph/context.h"
 #include "uma/graph/parser.h"
 #include "uma/graph/printer.h"
 #include "uma/graph/verifier.h"
 #include "uma/partition/partition.h"
 #include "uma/partition/report.h"
+#include "uma/uma/context.h"
 
 namespace uma {
 namespace {
@@ -171,8 +172,8 @@ std::unique_ptr<Module> synthetic_resnet50(Context& context) {
   return module;
 }
 
-// One block: conv (with a bias) + relu, conv + bias add, a residual add and relu, a host-only pool,
-// a scale, and a batched matmul with a bias: work for each test target and the host.
+// One block: conv (with a bias) + relu, conv + bias add, a residual add and relu, a host-only
+// pool, a scale, and a batched matmul with a bias: work for each test target and the host.
 Value* block(Builder& b, Value* x) {
   Value* y = conv_bias(b, x, 8, 3, 1, true);
   y = conv_bias(b, y, 8, 3, 1, false, /*bias_operand=*/false);

@@ -1,7 +1,8 @@
 // Creating nodes with checked attributes and inferred types.
 #include "uma/graph/builder.h"
 
-#include "uma/graph/context.h"
+// The op registry, reached through the module's context.
+#include "uma/uma/context.h"
 
 namespace uma {
 

@@ -3,8 +3,6 @@
 
 #include <algorithm>
 
-#include "uma/graph/context.h"
-
 namespace uma {
 
 // ---- Value ----

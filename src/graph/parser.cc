@@ -17,6 +17,8 @@
 
 #include "lexer.h"
 #include "uma/graph/builder.h"
+// The op registry, reached through the module's context.
+#include "uma/uma/context.h"
 
 namespace uma {
 namespace {

@@ -19,8 +19,8 @@
 
 #include "annotations.h"
 #include "target_list.h"
-#include "uma/graph/context.h"
 #include "uma/partition/report.h"
+#include "uma/uma/context.h"
 
 namespace uma {
 namespace {

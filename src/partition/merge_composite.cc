@@ -42,9 +42,9 @@
 #include "annotations.h"
 #include "match_filter.h"
 #include "target_list.h"
-#include "uma/graph/context.h"
 #include "uma/graph/rewriter.h"
 #include "uma/partition/report.h"
+#include "uma/uma/context.h"
 
 namespace uma {
 namespace {

@@ -3,7 +3,7 @@
 
 #include <algorithm>
 
-#include "uma/graph/context.h"
+#include "uma/uma/context.h"
 
 namespace uma {
 

@@ -4,7 +4,7 @@
 #include <mutex>
 #include <set>
 
-#include "uma/graph/context.h"
+#include "uma/uma/context.h"
 
 namespace uma {
 
@@ -22,6 +22,7 @@ std::string_view graph_phase_name(GraphPhase phase) {
 
 // ---- Declarations ----
 
+void Backend::declare_host() { spec_.host = true; }
 void Backend::add_string_attr(std::string name, std::string default_value, std::string help) {
   spec_.attrs.push_back({std::move(name), std::move(default_value), std::move(help)});
 }
@@ -50,6 +51,9 @@ void Backend::add_graph_pass(GraphPhase phase, std::string name, BackendGraphPas
 void Backend::add_strategy(std::string op, lower::OpPattern pattern, BackendComputeRule compute,
                            BackendSchedule schedule) {
   spec_.strategies.push_back({std::move(op), pattern, std::move(compute), std::move(schedule)});
+}
+void Backend::add_schedule(std::string block_name, BackendBlockSchedule schedule) {
+  spec_.schedules.push_back({std::move(block_name), std::move(schedule)});
 }
 void Backend::add_tir_pass(TirPhase phase, std::string name, BackendTirPass pass) {
   spec_.tir_passes.push_back({phase, std::move(name), std::move(pass)});
@@ -110,6 +114,16 @@ Status check_spec(const Context& context, const BackendSpec& spec) {
       return make_error("strategy for '{}': no such op", strategy.op);
     if (!strategy.compute) return make_error("strategy for '{}' has no compute", strategy.op);
   }
+  std::set<std::string, std::less<>> blocks;
+  for (const BackendBlockScheduleEntry& schedule : spec.schedules) {
+    if (schedule.block.empty() || !schedule.run)
+      return make_error("a schedule of block '{}' has no block name or no function",
+                        schedule.block);
+    if (!blocks.insert(schedule.block).second)
+      return make_error("block '{}' has two schedules", schedule.block);
+  }
+  if (spec.host && (!spec.patterns.empty() || spec.supports_op))
+    return make_error("the host's backend takes what no other takes: it declares no patterns");
   for (const BackendGraphPassEntry& pass : spec.graph_passes)
     if (pass.name.empty() || !pass.run)
       return make_error("a graph pass at {} has no name or no function",
@@ -177,15 +191,22 @@ Status register_backend(Context& context, std::unique_ptr<Backend> backend) {
   // One registration at a time, so that the checks below still hold when it is made.
   BackendRegistry& registry = context.backends();
   std::unique_lock lock(registry.mutex_);
+  if (spec.host)
+    for (const auto& [name, registered] : registry.backends_)
+      if (registered->spec().host)
+        return fail(make_error("the context's host backend is '{}' already", name));
   if (context.partition_targets().find(spec.target_name))
     return fail(make_error("a partition target of that name is registered already"));
-  if (Status added = context.target_kinds().add({spec.target_name, spec.attrs, false}); !added)
+  if (Status added = context.target_kinds().add({spec.target_name, spec.attrs, spec.host}); !added)
     return fail(added.error());
-  // The kind is valid, so the partition target's name is too.
-  Expected<std::shared_ptr<const TargetKind>> kind = context.target_kinds().find(spec.target_name);
-  UMA_CHECK(kind.ok());
-  Target defaults(*kind, {});
-  UMA_CHECK(context.partition_targets().add(partition_target(spec, defaults)).ok());
+  if (!spec.host) {
+    // The kind is valid, so the partition target's name is too.
+    Expected<std::shared_ptr<const TargetKind>> kind =
+        context.target_kinds().find(spec.target_name);
+    UMA_CHECK(kind.ok());
+    Target defaults(*kind, {});
+    UMA_CHECK(context.partition_targets().add(partition_target(spec, defaults)).ok());
+  }
   std::string name = spec.target_name;
   registry.backends_.emplace(std::move(name), std::shared_ptr<const Backend>(std::move(backend)));
   return Status::success();

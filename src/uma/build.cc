@@ -2,14 +2,17 @@
 #include "uma/uma/build.h"
 
 #include <algorithm>
+#include <chrono>
+#include <iterator>
 #include <set>
 
-#include "uma/graph/context.h"
 #include "uma/lower/lower.h"
 #include "uma/partition/partition.h"
 #include "uma/partition/report.h"
 #include "uma/support/file.h"
+#include "uma/tir/functor.h"
 #include "uma/uma/backend.h"
+#include "uma/uma/context.h"
 
 namespace uma::build {
 namespace {
@@ -33,21 +36,30 @@ struct BoundBackend {
   const Target* target;
 };
 
-// Errors when a target has no backend (BuildTargets made without parse_targets).
+// The backends of the targets, the host's last. Errors when a target has no backend or its
+// backend's check refuses it (BuildTargets made without parse_targets).
 Expected<std::vector<BoundBackend>> bind_backends(const Context& context,
                                                   const BuildTargets& targets) {
   std::vector<BoundBackend> bound;
-  for (const Target& target : targets.backends) {
-    std::shared_ptr<const Backend> backend = context.backends().find(target.name());
+  std::vector<const Target*> all;
+  for (const Target& target : targets.backends) all.push_back(&target);
+  all.push_back(&targets.host);
+  for (const Target* target : all) {
+    std::shared_ptr<const Backend> backend = context.backends().find(target->name());
     if (backend == nullptr)
-      return make_error("target '{}': target kind '{}' has no backend", target.str(),
-                        target.name());
-    bound.push_back({std::move(backend), &target});
+      return make_error("target '{}': target kind '{}' has no backend", target->str(),
+                        target->name());
+    if (backend->spec().check_target) {
+      Status checked = backend->spec().check_target(*target);
+      if (!checked) return make_error("target '{}': {}", target->str(), checked.error().message());
+    }
+    bound.push_back({std::move(backend), target});
   }
   return bound;
 }
 
-// Each backend's passes of `phase`, in the order of the targets, then of registration.
+// Each backend's passes of `phase`, in the order of the targets (the host's last), then of
+// registration.
 Status run_graph_phase(Module& module, const std::vector<BoundBackend>& backends, GraphPhase phase,
                        const PipelineOptions& options) {
   PassManager passes(options);
@@ -69,14 +81,56 @@ void collect_ops(const Function& function, std::set<std::string, std::less<>>& o
   }
 }
 
-// What the host build needs of one backend target. `overrides` keeps the strategies'
-// registry alive for the build.
+// The names of the function's blocks.
+class BlockNames : public tir::Visitor {
+ public:
+  using Visitor::visit;
+  std::set<std::string, std::less<>> names;
+
+ protected:
+  void visit(const tir::BlockNode& block) override {
+    names.insert(block.name);
+    Visitor::visit(block);
+  }
+};
+
+// The backend's schedules on a lowered function of its target: each strategy's whose op the
+// function holds, then each block schedule whose block it holds.
+Expected<tir::PrimFunc> apply_schedules(const BackendSpec& spec, const Target& target,
+                                        const Function& function, tir::PrimFunc func) {
+  std::set<std::string, std::less<>> ops;
+  collect_ops(function, ops);
+  tir::Schedule schedule(std::move(func));
+  for (const BackendStrategy& strategy : spec.strategies) {
+    if (!strategy.schedule || !ops.count(strategy.op)) continue;
+    Status scheduled = strategy.schedule(schedule, target);
+    if (!scheduled)
+      return scheduled.error().with_context(
+          fmt::format("the schedule of {}'s strategy for {}", spec.target_name, strategy.op));
+  }
+  BlockNames blocks;
+  blocks.visit(schedule.func().body);
+  for (const BackendBlockScheduleEntry& entry : spec.schedules) {
+    if (!blocks.names.count(entry.block)) continue;
+    // get_block refuses a function with two blocks of the name: the error says so.
+    Expected<tir::BlockRef> block = schedule.get_block(entry.block);
+    Status scheduled = block ? entry.run(schedule, *block, target) : Status(block.error());
+    if (!scheduled)
+      return scheduled.error().with_context(
+          fmt::format("the schedule of {}'s block {}", spec.target_name, entry.block));
+  }
+  return schedule.func();
+}
+
+// What the build needs of one backend's target. `overrides` keeps the strategies' registry
+// alive for the build.
 Expected<TargetPipeline> target_pipeline(const BoundBackend& bound,
                                          std::unique_ptr<lower::ComputeRegistry>& overrides) {
   const BackendSpec& spec = bound.backend->spec();
   const Target& target = *bound.target;
   TargetPipeline pipeline;
   pipeline.target = spec.target_name;
+  pipeline.host = spec.host;
 
   overrides = std::make_unique<lower::ComputeRegistry>();
   for (const BackendStrategy& strategy : spec.strategies) {
@@ -90,24 +144,14 @@ Expected<TargetPipeline> target_pipeline(const BoundBackend& bound,
   pipeline.overrides = overrides.get();
   pipeline.composite_lowerings = composite_lowerings(spec, target);
   pipeline.max_immediate_elements = spec.max_immediate_elements;
-  // Only a backend with schedules needs each lowered function's ops looked up.
+  // Only a backend with schedules needs each lowered function's ops and blocks looked up.
   bool schedules =
+      !spec.schedules.empty() ||
       std::any_of(spec.strategies.begin(), spec.strategies.end(),
                   [](const BackendStrategy& strategy) { return bool(strategy.schedule); });
   if (schedules)
-    pipeline.after_lower = [&spec, &target](const Function& function,
-                                            tir::PrimFunc func) -> Expected<tir::PrimFunc> {
-      std::set<std::string, std::less<>> ops;
-      collect_ops(function, ops);
-      tir::Schedule schedule(std::move(func));
-      for (const BackendStrategy& strategy : spec.strategies) {
-        if (!strategy.schedule || !ops.count(strategy.op)) continue;
-        Status scheduled = strategy.schedule(schedule, target);
-        if (!scheduled)
-          return scheduled.error().with_context(
-              fmt::format("the schedule of {}'s strategy for {}", spec.target_name, strategy.op));
-      }
-      return schedule.func();
+    pipeline.after_lower = [&spec, &target](const Function& function, tir::PrimFunc func) {
+      return apply_schedules(spec, target, function, std::move(func));
     };
 
   for (const BackendTirPassEntry& entry : spec.tir_passes) {
@@ -150,17 +194,17 @@ Expected<BuildTargets> parse_targets(const Context& context,
     auto fail = [&](std::string message) {
       return Error(fmt::format("target '{}': {}", text, message));
     };
-    if (target.is_host()) {
-      if (host) return fail(fmt::format("a second host target (the first is '{}')", host->str()));
-      host = std::move(target);
-      continue;
-    }
     std::shared_ptr<const Backend> backend = context.backends().find(target.name());
     if (backend == nullptr)
       return fail(fmt::format("target kind '{}' has no backend", target.name()));
     if (backend->spec().check_target) {
       Status checked = backend->spec().check_target(target);
       if (!checked) return fail(checked.error().message());
+    }
+    if (target.is_host()) {
+      if (host) return fail(fmt::format("a second host target (the first is '{}')", host->str()));
+      host = std::move(target);
+      continue;
     }
     for (const Target& earlier : backends)
       if (earlier.name() == target.name())
@@ -178,17 +222,21 @@ Status partition_for_targets(Module& module, const BuildTargets& targets,
                              const BuildOptions& options) {
   UMA_TRY_ASSIGN(std::vector<BoundBackend> backends, bind_backends(module.context(), targets));
   UMA_TRY(run_graph_phase(module, backends, GraphPhase::kPrePartitioning, options.passes));
+  // The host takes what the others leave: it has no partition target.
+  std::vector<BoundBackend> partitioned;
+  std::copy_if(backends.begin(), backends.end(), std::back_inserter(partitioned),
+               [](const BoundBackend& bound) { return !bound.backend->spec().host; });
   if (options.report != nullptr) {
     std::vector<std::string> names;
-    for (const BoundBackend& bound : backends) names.push_back(bound.target->name());
+    for (const BoundBackend& bound : partitioned) names.push_back(bound.target->name());
     options.report->begin(module, std::move(names));
   }
-  if (!backends.empty()) {
+  if (!partitioned.empty()) {
     PartitionOptions partition_options{.merge_regions = options.merge_regions,
                                        .bind_constants = options.bind_constants,
                                        .min_region_size = options.min_region_size,
                                        .report = options.report};
-    for (const BoundBackend& bound : backends) {
+    for (const BoundBackend& bound : partitioned) {
       partition_options.targets.push_back(bound.target->name());
       partition_options.resolved.push_back(std::make_shared<const PartitionTarget>(
           partition_target(bound.backend->spec(), *bound.target)));
@@ -202,26 +250,30 @@ Status partition_for_targets(Module& module, const BuildTargets& targets,
 
 Expected<HostBuild> build(Module& module, const BuildTargets& targets,
                           const BuildOptions& options) {
-  UMA_TRY_ASSIGN(std::int64_t threads, targets.host.get_int("threads"));
-  if (threads < 1 || threads > 1024)
-    return make_error("target '{}': threads must be in [1, 1024], not {}", targets.host.str(),
-                      threads);
-  UMA_TRY(partition_for_targets(module, targets, options));
+  // Binding checks every target (the host's threads too) before any work.
   UMA_TRY_ASSIGN(std::vector<BoundBackend> backends, bind_backends(module.context(), targets));
+  UMA_TRY_ASSIGN(std::int64_t threads, targets.host.get_int("threads"));
+  UMA_TRY(partition_for_targets(module, targets, options));
+  std::chrono::steady_clock::time_point fuse_start = std::chrono::steady_clock::now();
   UMA_TRY(fuse_host_functions(module, options.passes));
+  std::chrono::nanoseconds fuse_time = std::chrono::steady_clock::now() - fuse_start;
   UMA_TRY(run_graph_phase(module, backends, GraphPhase::kPostPartitioning1, options.passes));
 
-  HostBuildOptions host_options{.threads = static_cast<int>(threads),
-                                .compiler = options.compiler,
-                                .passes = options.passes,
-                                .emit_c = options.emit_c,
-                                .functions_per_file = options.functions_per_file};
+  HostBuildOptions program_options{.threads = static_cast<int>(threads),
+                                   .compiler = options.compiler,
+                                   .passes = options.passes,
+                                   .emit_c = options.emit_c,
+                                   .functions_per_file = options.functions_per_file};
+  // The host's pipeline first: its C files come first.
+  std::rotate(backends.begin(), backends.end() - 1, backends.end());
   std::vector<std::unique_ptr<lower::ComputeRegistry>> overrides(backends.size());
   for (std::size_t b = 0; b < backends.size(); ++b) {
     UMA_TRY_ASSIGN(TargetPipeline pipeline, target_pipeline(backends[b], overrides[b]));
-    host_options.targets.push_back(std::move(pipeline));
+    program_options.targets.push_back(std::move(pipeline));
   }
-  return build_for_host(module, host_options);
+  UMA_TRY_ASSIGN(HostBuild built, build_program(module, program_options));
+  built.timings.insert(built.timings.begin(), {"fuse-ops", fuse_time});
+  return built;
 }
 
 Expected<HostBuild> build(Module& module, const std::vector<std::string>& targets,

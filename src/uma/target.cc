@@ -97,12 +97,6 @@ const TargetAttrDef* TargetKind::find_attr(std::string_view attr) const {
   return nullptr;
 }
 
-TargetKind host_target_kind() {
-  return {std::string(kHostTargetKind),
-          {{"threads", std::int64_t{1}, "threads of the generated code (OpenMP above 1)"}},
-          true};
-}
-
 // ---- Target ----
 
 Target::Target(std::shared_ptr<const TargetKind> kind,

@@ -7,9 +7,9 @@
 #include <string>
 #include <string_view>
 
-#include "uma/graph/context.h"
 #include "uma/graph/parser.h"
 #include "uma/graph/printer.h"
+#include "uma/uma/context.h"
 
 namespace {
 

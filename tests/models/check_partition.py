@@ -6,7 +6,7 @@ and after partitioning (composite and region functions interpreted through their
 fails unless every output is bit-identical. Prints, per model, how many nodes each target
 got, from the partition report.
 
-usage: check_partition.py UMA MODELS_DIR [--opsets 13,17]
+usage: check_partition.py UMA MODELS_DIR --plugin=libuma_test_targets_plugin.so [--opsets 13,17]
 """
 import argparse
 import json
@@ -34,12 +34,13 @@ def placement(report):
     return f"{', '.join(parts)}; {offloaded:.1f}% of MACs off the host"
 
 
-def check(uma, folder):
+def check(uma, plugin, folder):
     with tempfile.TemporaryDirectory() as out:
         report_file = pathlib.Path(out) / "report.json"
         start = time.monotonic()
-        run = subprocess.run([uma, "partition", str(folder / "model.onnx"), f"--targets={TARGETS}",
-                              "--check", "--report=json", "--report-file", str(report_file)],
+        run = subprocess.run([uma, "partition", str(folder / "model.onnx"), f"--plugin={plugin}",
+                              f"--targets={TARGETS}", "--check", "--report=json",
+                              "--report-file", str(report_file)],
                              capture_output=True, text=True)
         seconds = time.monotonic() - start
         if run.returncode != 0:
@@ -55,6 +56,8 @@ def main():
     parser.add_argument("uma")
     parser.add_argument("models", type=pathlib.Path)
     parser.add_argument("--opsets", default="13,17")
+    parser.add_argument("--plugin", required=True,
+                        help="the tests' targets plugin (libuma_test_targets_plugin.so)")
     args = parser.parse_args()
     suffixes = tuple(f"_op{opset}" for opset in args.opsets.split(","))
     folders = sorted(p for p in args.models.iterdir()
@@ -62,7 +65,7 @@ def main():
     passed = failed = 0
     total = time.monotonic()
     for folder in folders:
-        ok, detail, seconds = check(args.uma, folder)
+        ok, detail, seconds = check(args.uma, args.plugin, folder)
         print(f"{'PASS' if ok else 'FAIL'}: {folder.name}: {detail} ({seconds:.1f} s)", flush=True)
         passed += ok
         failed += not ok

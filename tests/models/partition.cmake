@@ -3,6 +3,7 @@
 # models test and made only when missing or stale).
 include(${SCRIPTS}/export.cmake)
 execute_process(COMMAND ${PYTHON} ${SCRIPTS}/check_partition.py ${UMA} ${OUT} ${OPSETS}
+                        --plugin=${PLUGIN}
                 RESULT_VARIABLE checked)
 if(NOT checked EQUAL 0)
   message(FATAL_ERROR "a partitioned model does not give the same outputs")

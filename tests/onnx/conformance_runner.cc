@@ -4,7 +4,7 @@
 // onnx.backend.test's loader sets for node tests).
 //
 // With --compiled, every data set the interpreter passes is also built for the host
-// (uma/build/host.h: generated C, compiled and loaded) and run by the executor, and must
+// (uma/uma/build.h: generated C, compiled and loaded) and run by the executor, and must
 // pass against the same expected outputs.
 //
 // A failure listed in known_failures.txt (one line per test: name, then the reason) is
@@ -25,13 +25,13 @@
 #include <map>
 #include <set>
 
-#include "uma/build/host.h"
 #include "uma/frontend/onnx/importer.h"
 #include "uma/frontend/onnx/tensor_proto.h"
 #include "uma/graph/verifier.h"
 #include "uma/runtime/compare.h"
 #include "uma/runtime/interpreter.h"
 #include "uma/support/file.h"
+#include "uma/uma/build.h"
 
 namespace {
 
@@ -151,14 +151,14 @@ std::string compare_outputs(const std::vector<uma::TensorPtr>& outputs, const fs
 
 // How compiled runs are built; null when the run is the interpreter's only.
 struct CompiledMode {
-  uma::build::HostBuildOptions options;
+  uma::build::BuildOptions options;
 };
 
 // Builds the module for the host and runs it; an empty string when its outputs pass.
 std::string run_compiled(uma::Module& module, const std::vector<uma::TensorPtr>& arguments,
                          const fs::path& data_set, const Signature& signature,
                          const CompiledMode& mode) {
-  auto built = uma::build::build_for_host(module, mode.options);
+  auto built = uma::build::build(module, {}, mode.options);
   if (!built) return built.error().message();
   uma::runtime::Executor executor(built->program);
   auto outputs = executor.run(arguments);

@@ -1,8 +1,8 @@
 // A backend built out of tree: a shared library that does not link the compiler, loaded by
 // the plugin tests (tests/unit/uma_plugin_test.cc). It offloads each nn.relu to a C kernel.
-#include "uma/graph/context.h"
 #include "uma/tir/schedule.h"
 #include "uma/uma/backend.h"
+#include "uma/uma/context.h"
 #include "uma/uma/plugin.h"
 
 namespace {

@@ -3,10 +3,11 @@
 // report for the targets that did not get a node.
 #include <gtest/gtest.h>
 
-#include "uma/graph/context.h"
+#include "test_targets.h"
 #include "uma/graph/parser.h"
 #include "uma/partition/partition.h"
 #include "uma/partition/report.h"
+#include "uma/uma/context.h"
 
 namespace uma {
 namespace {

@@ -8,10 +8,10 @@
 #include <cstdint>
 #include <functional>
 
-#include "uma/build/host.h"
 #include "uma/runtime/compare.h"
 #include "uma/runtime/executor.h"
 #include "uma/runtime/interpreter.h"
+#include "uma/uma/build_stages.h"
 
 namespace uma::testing_build {
 

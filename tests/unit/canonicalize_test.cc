@@ -8,6 +8,7 @@
 #include "uma/graph/printer.h"
 #include "uma/graph/verifier.h"
 #include "uma/runtime/interpreter.h"
+#include "uma/uma/context.h"
 
 namespace uma {
 namespace {

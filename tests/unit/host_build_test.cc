@@ -1,6 +1,6 @@
 // The host build pipeline end to end: graph functions fused, lowered, generated as C,
 // compiled, planned and run by the executor, compared with the reference interpreter.
-#include "uma/build/host.h"
+#include "uma/uma/build.h"
 
 #include <gtest/gtest.h>
 
@@ -11,9 +11,10 @@
 #include "c_test_util.h"
 #include "tensor_util.h"
 #include "uma/graph/builder.h"
-#include "uma/graph/context.h"
 #include "uma/runtime/compare.h"
 #include "uma/runtime/interpreter.h"
+#include "uma/uma/backend.h"
+#include "uma/uma/context.h"
 
 namespace uma::build {
 namespace {
@@ -33,20 +34,23 @@ class HostBuildTest : public ::testing::Test {
  protected:
   HostBuildTest() : module(ctx), main(*module.add_function("main").value()), b(main) {}
 
-  HostBuildOptions options(int threads = 1) {
-    HostBuildOptions o;
-    o.threads = threads;
+  BuildOptions options(std::size_t functions_per_file = 16) {
+    BuildOptions o;
     o.compiler.cache_dir = testing_c::run_cache_dir();
     o.passes.verify_each = true;
+    o.functions_per_file = functions_per_file;
     return o;
   }
 
-  // Builds @main, runs it on random inputs and compares every output with the interpreter's
-  // (run before the build, on the module as it was).
-  HostBuild build_and_check(const HostBuildOptions& build_options) {
+  // Builds @main for the host alone, runs it on random inputs and compares every output with
+  // the interpreter's (run before the build, on the module as it was).
+  HostBuild build_and_check(int threads, const BuildOptions& build_options) {
     return testing_build::build_and_check(
-        main, 1, [&] { return build_for_host(module, build_options); }, 1e-5, 1e-6);
+        main, 1,
+        [&] { return build(module, {fmt::format("c --threads={}", threads)}, build_options); },
+        1e-5, 1e-6);
   }
+  HostBuild build_and_check(int threads = 1) { return build_and_check(threads, options()); }
 
   // conv(3x3, padding 1) + bias, relu, conv(3x3, stride 2) + bias, relu, max pool: a chain of
   // three fused functions with weights from the blob.
@@ -73,7 +77,7 @@ class HostBuildTest : public ::testing::Test {
 
 TEST_F(HostBuildTest, ConvolutionChainMatchesTheInterpreter) {
   main.set_outputs({conv_chain(main.add_param(tensor({1, 3, 9, 9}), "x"))});
-  HostBuild built = build_and_check(options());
+  HostBuild built = build_and_check();
   ASSERT_NE(built.program, nullptr);
   EXPECT_EQ(built.functions, 3u);
   EXPECT_EQ(built.program->calls.size(), 3u);
@@ -97,7 +101,7 @@ TEST_F(HostBuildTest, ArenaReusesTheBytesOfDeadIntermediates) {
   Value* v = main.add_param(tensor({4, 64}), "x");
   for (int i = 0; i < 4; ++i) v = b.value("nn.softmax", {v});
   main.set_outputs({v});
-  HostBuild built = build_and_check(options());
+  HostBuild built = build_and_check();
   ASSERT_NE(built.program, nullptr);
   EXPECT_EQ(built.program->calls.size(), 4u);
   EXPECT_EQ(built.memory.buffers, 3u);
@@ -115,7 +119,7 @@ TEST_F(HostBuildTest, OutputsNoCallWrites) {
   Value* second = b.get_item(pair, 1);
   Value* product = b.value("multiply", {second, b.get_item(pair, 0)});
   main.set_outputs({x, w, sum, sum, product, pair});
-  HostBuild built = build_and_check(options());
+  HostBuild built = build_and_check();
   ASSERT_NE(built.program, nullptr);
   EXPECT_EQ(built.program->outputs.size(), 7u);  // the tuple output is flattened
   EXPECT_EQ(built.program->calls.size(), 2u);
@@ -125,7 +129,7 @@ TEST_F(HostBuildTest, OutputsNoCallWrites) {
 TEST_F(HostBuildTest, OnlyInputsAndWeights) {
   Value* x = main.add_param(tensor({3}), "x");
   main.set_outputs({b.constant(random_tensor({20}, 5)), x});
-  HostBuild built = build_and_check(options());
+  HostBuild built = build_and_check();
   ASSERT_NE(built.program, nullptr);
   EXPECT_TRUE(built.program->calls.empty());
   EXPECT_EQ(built.program->copies.size(), 2u);
@@ -133,7 +137,7 @@ TEST_F(HostBuildTest, OnlyInputsAndWeights) {
 
 TEST_F(HostBuildTest, ThreadsMakeParallelLoops) {
   main.set_outputs({conv_chain(main.add_param(tensor({1, 3, 9, 9}), "x"))});
-  HostBuild built = build_and_check(options(2));
+  HostBuild built = build_and_check(2);
   ASSERT_NE(built.program, nullptr);
   EXPECT_EQ(built.program->threads, 2);
   ASSERT_EQ(built.sources.size(), 1u);
@@ -142,9 +146,7 @@ TEST_F(HostBuildTest, ThreadsMakeParallelLoops) {
 
 TEST_F(HostBuildTest, SeveralFilesOfFunctions) {
   main.set_outputs({conv_chain(main.add_param(tensor({1, 3, 9, 9}), "x"))});
-  HostBuildOptions o = options();
-  o.functions_per_file = 2;
-  HostBuild built = build_and_check(o);
+  HostBuild built = build_and_check(1, options(2));
   EXPECT_EQ(built.sources.size(), 2u);
 }
 
@@ -157,7 +159,7 @@ TEST_F(HostBuildTest, LargeIntermediatesOfAFunctionComeFromTheArena) {
                         test::make_attrs({{"padding", std::vector<std::int64_t>{1, 1, 1, 1}}}));
   main.set_outputs({b.value("reshape", {conv},
                             test::make_attrs({{"newshape", std::vector<std::int64_t>{8, 1024}}}))});
-  HostBuild built = build_and_check(options());
+  HostBuild built = build_and_check();
   ASSERT_NE(built.program, nullptr);
   ASSERT_EQ(built.program->calls.size(), 1u);
   EXPECT_EQ(built.program->calls[0].args.size(), 4u);  // x, w, the output, the workspace
@@ -176,7 +178,7 @@ TEST_F(HostBuildTest, ScalarOutputsOfRankZero) {
   main.set_outputs({total, b.value("multiply", {total, y}), b.value("nn.relu", {y})});
   for (int threads : {1, 2}) {
     SCOPED_TRACE(threads);
-    HostBuild built = build_and_check(options(threads));
+    HostBuild built = build_and_check(threads);
     ASSERT_NE(built.program, nullptr);
     EXPECT_EQ(built.program->outputs.size(), 3u);
   }
@@ -185,13 +187,12 @@ TEST_F(HostBuildTest, ScalarOutputsOfRankZero) {
 TEST_F(HostBuildTest, Errors) {
   Value* x = main.add_param(tensor({3}), "x");
   main.set_outputs({b.value("nn.relu", {x})});
-  HostBuildOptions o = options(0);
-  auto zero = build_for_host(module, o);
+  auto zero = build(module, {"c --threads=0"}, options());
   ASSERT_FALSE(zero.ok());
-  EXPECT_EQ(zero.error().message(), "the thread count must be at least 1, not 0");
+  EXPECT_EQ(zero.error().message(), "target 'c --threads=0': threads must be in [1, 1024], not 0");
 
   Module empty(ctx);
-  auto no_main = build_for_host(empty, options());
+  auto no_main = build(empty, {}, options());
   ASSERT_FALSE(no_main.ok());
   EXPECT_EQ(no_main.error().message(), "the module has no function @main to build");
 }
@@ -228,6 +229,47 @@ TEST_F(HostBuildTest, AnOpLeftInTheHostIsAnError) {
   ASSERT_TRUE(dead.ok()) << dead.error().message();
   EXPECT_TRUE(dead->program->calls.empty());
   EXPECT_EQ(dead->program->copies.size(), 1u);
+}
+
+// A host backend of the test's own: the kind "c" with its threads, and a schedule that
+// splits the innermost loop of each relu block by 4.
+class SplitHost : public Backend {
+ public:
+  SplitHost() : Backend("c") {
+    declare_host();
+    add_int_attr("threads", 1);
+    add_schedule("relu",
+                 [](tir::Schedule& schedule, const tir::BlockRef& block, const Target&) -> Status {
+                   UMA_TRY_ASSIGN(std::vector<tir::LoopRef> loops, schedule.get_loops(block));
+                   UMA_TRY_ASSIGN(auto split, schedule.split(loops.back(), 4));
+                   (void)split;
+                   return Status::success();
+                 });
+  }
+};
+
+// The host's backend builds the fused functions: its block schedule shapes their loops. A
+// context has one host's backend.
+TEST(HostBackendTest, ItsBlockSchedulesShapeTheFusedFunctions) {
+  Context ctx(std::make_unique<SplitHost>());
+  Module module(ctx);
+  Function& main = *module.add_function("main").value();
+  Builder b(main);
+  main.set_outputs({b.value("nn.relu", {main.add_param(tensor({2, 8}), "x")})});
+  BuildOptions options;
+  options.compiler.cache_dir = testing_c::run_cache_dir();
+  options.passes.verify_each = true;
+  HostBuild built = testing_build::build_and_check(
+      main, 1, [&] { return build(module, {}, options); }, 1e-6, 1e-7);
+  ASSERT_EQ(built.sources.size(), 1u);
+  EXPECT_EQ(built.built[0].target, "c");
+  const std::string& code = built.sources[0].code;
+  EXPECT_NE(code.find("/* block relu */"), std::string::npos) << code;
+  EXPECT_NE(code.find("< 4; ++"), std::string::npos) << code;
+
+  Status second = register_backend(ctx, std::make_unique<SplitHost>());
+  ASSERT_FALSE(second.ok());
+  EXPECT_EQ(second.error().message(), "backend 'c': the context's host backend is 'c' already");
 }
 
 }  // namespace

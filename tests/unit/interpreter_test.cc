@@ -8,7 +8,7 @@
 
 #include "tensor_util.h"
 #include "uma/graph/builder.h"
-#include "uma/graph/context.h"
+#include "uma/uma/context.h"
 
 namespace uma {
 namespace {

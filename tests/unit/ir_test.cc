@@ -6,8 +6,8 @@
 #include <limits>
 
 #include "uma/graph/builder.h"
-#include "uma/graph/context.h"
 #include "uma/graph/rewriter.h"
+#include "uma/uma/context.h"
 
 namespace uma {
 namespace {

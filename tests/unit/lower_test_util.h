@@ -12,11 +12,11 @@
 
 #include "c_test_util.h"
 #include "uma/graph/builder.h"
-#include "uma/graph/context.h"
 #include "uma/lower/lower.h"
 #include "uma/runtime/compare.h"
 #include "uma/runtime/interpreter.h"
 #include "uma/tir/verifier.h"
+#include "uma/uma/context.h"
 
 namespace uma::testing_lower {
 

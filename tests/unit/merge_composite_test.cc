@@ -5,11 +5,12 @@
 
 #include <random>
 
-#include "uma/graph/context.h"
+#include "test_targets.h"
 #include "uma/graph/parser.h"
 #include "uma/graph/printer.h"
 #include "uma/partition/partition.h"
 #include "uma/partition/report.h"
+#include "uma/uma/context.h"
 
 namespace uma {
 namespace {

@@ -9,9 +9,9 @@
 
 #include "onnx_model_builder.h"
 #include "tensor_util.h"
-#include "uma/graph/context.h"
 #include "uma/graph/printer.h"
 #include "uma/runtime/interpreter.h"
+#include "uma/uma/context.h"
 
 namespace uma {
 namespace {

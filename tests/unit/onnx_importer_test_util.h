@@ -12,8 +12,8 @@
 #include "tensor_util.h"
 #include "uma/frontend/onnx/importer.h"
 #include "uma/frontend/onnx/tensor_proto.h"
-#include "uma/graph/context.h"
 #include "uma/graph/verifier.h"
+#include "uma/uma/context.h"
 
 namespace uma::test {
 

@@ -11,9 +11,9 @@
 #include "tensor_util.h"
 #include "uma/frontend/onnx/importer.h"
 #include "uma/frontend/onnx/tensor_proto.h"
-#include "uma/graph/context.h"
 #include "uma/graph/printer.h"
 #include "uma/runtime/interpreter.h"
+#include "uma/uma/context.h"
 
 namespace uma::test {
 

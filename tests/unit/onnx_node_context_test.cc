@@ -5,7 +5,7 @@
 #include "../../src/frontend/onnx/converter.h"
 #include "tensor_util.h"
 #include "uma/frontend/onnx/tensor_proto.h"
-#include "uma/graph/context.h"
+#include "uma/uma/context.h"
 
 namespace uma::onnx_import {
 namespace {

@@ -9,13 +9,13 @@
 #include <set>
 
 #include "uma/graph/builder.h"
-#include "uma/graph/context.h"
 #include "uma/graph/parser.h"
 #include "uma/graph/printer.h"
 #include "uma/graph/verifier.h"
 #include "uma/partition/partition.h"
 #include "uma/partition/report.h"
 #include "uma/runtime/interpreter.h"
+#include "uma/uma/context.h"
 
 namespace uma {
 namespace {

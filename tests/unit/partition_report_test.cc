@@ -3,11 +3,11 @@
 #include <gtest/gtest.h>
 
 #include "uma/graph/builder.h"
-#include "uma/graph/context.h"
 #include "uma/graph/parser.h"
 #include "uma/op/cost.h"
 #include "uma/partition/partition.h"
 #include "uma/partition/report.h"
+#include "uma/uma/context.h"
 
 namespace uma {
 namespace {

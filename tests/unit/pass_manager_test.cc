@@ -5,8 +5,8 @@
 
 #include <sstream>
 
-#include "uma/graph/context.h"
 #include "uma/graph/rewriter.h"
+#include "uma/uma/context.h"
 
 namespace uma {
 namespace {

@@ -2,9 +2,9 @@
 // They use small ops of their own (test.*), so they do not depend on the op library.
 #include <gtest/gtest.h>
 
-#include "uma/graph/context.h"
 #include "uma/graph/rewriter.h"
 #include "uma/graph/verifier.h"
+#include "uma/uma/context.h"
 
 namespace uma {
 namespace {

@@ -8,9 +8,9 @@
 #include <variant>
 #include <vector>
 
-#include "uma/graph/context.h"
 #include "uma/graph/parser.h"
 #include "uma/pattern/pattern.h"
+#include "uma/uma/context.h"
 
 namespace uma {
 

@@ -7,9 +7,9 @@
 #include <limits>
 
 #include "uma/graph/builder.h"
-#include "uma/graph/context.h"
 #include "uma/graph/parser.h"
 #include "uma/graph/printer.h"
+#include "uma/uma/context.h"
 
 namespace uma {
 namespace {

@@ -5,10 +5,10 @@
 
 #include "tir_pass_test_util.h"
 #include "uma/graph/builder.h"
-#include "uma/graph/context.h"
 #include "uma/lower/lower.h"
 #include "uma/tir/phases.h"
 #include "uma/tir/schedule.h"
+#include "uma/uma/context.h"
 
 namespace uma::tir {
 namespace {

@@ -9,7 +9,6 @@
 #include "build_check.h"
 #include "c_test_util.h"
 #include "uma/graph/builder.h"
-#include "uma/graph/context.h"
 #include "uma/graph/parser.h"
 #include "uma/graph/printer.h"
 #include "uma/lower/compute_util.h"
@@ -19,6 +18,7 @@
 #include "uma/runtime/interpreter.h"
 #include "uma/support/file.h"
 #include "uma/uma/backend.h"
+#include "uma/uma/context.h"
 
 namespace uma::build {
 namespace {
@@ -255,6 +255,7 @@ class Custom : public Backend {
   explicit Custom(std::string name) : Backend(std::move(name)) {}
   using Backend::add_int_attr;
   using Backend::add_pattern;
+  using Backend::add_schedule;
   using Backend::add_strategy;
   using Backend::add_tir_pass;
 };
@@ -290,7 +291,7 @@ TEST_F(UmaBuildTest, BadBackendsAreRefusedAndRegisterNothing) {
   EXPECT_EQ(error(nullptr), "register_backend: the backend is null");
   // Nothing of the refused ones was registered: "delta" is still free.
   EXPECT_EQ(error(std::make_unique<Custom>("delta")), "ok");
-  EXPECT_EQ(ctx.backends().names(), (std::vector<std::string>{"alpha", "beta", "delta"}));
+  EXPECT_EQ(ctx.backends().names(), (std::vector<std::string>{"alpha", "beta", "c", "delta"}));
 }
 
 // A strategy's schedule runs on the lowered functions of its target that hold its op, with
@@ -325,6 +326,34 @@ TEST_F(UmaBuildTest, AStrategysScheduleShapesItsTargetsLoops) {
   std::string code = code_of("gamma");
   EXPECT_NE(code.find("/* block gamma_sigmoid */"), std::string::npos) << code;
   EXPECT_NE(code.find("< 4; ++"), std::string::npos) << code;
+}
+
+// A block schedule runs on the block of its name in each function of its target, whatever
+// compute made the block, with the build's target; the host's block of that name keeps its
+// loops.
+TEST_F(UmaBuildTest, ABlockScheduleShapesItsTargetsBlocksOfThatName) {
+  auto gamma = std::make_unique<Custom>("gamma");
+  gamma->add_int_attr("split", 2);
+  gamma->add_pattern("relu", is_op("nn.relu", {is_op("sigmoid", {wildcard()})}));
+  gamma->add_schedule(
+      "relu",
+      [](tir::Schedule& schedule, const tir::BlockRef& block, const Target& target) -> Status {
+        UMA_TRY_ASSIGN(std::vector<tir::LoopRef> loops, schedule.get_loops(block));
+        UMA_TRY_ASSIGN(std::int64_t factor, target.get_int("split"));
+        UMA_TRY_ASSIGN(auto split, schedule.split(loops.back(), factor));
+        (void)split;
+        return Status::success();
+      });
+  ASSERT_TRUE(register_backend(ctx, std::move(gamma)).ok());
+  EXPECT_EQ(build_and_check({"gamma --split=4"}),
+            (std::vector<std::string>{"fused_nn_relu_0:c", "module_gamma_main_0:gamma",
+                                      "fused_add_1:c"}));
+  std::string code = code_of("gamma");
+  EXPECT_NE(code.find("/* block relu */"), std::string::npos) << code;
+  EXPECT_NE(code.find("< 4; ++"), std::string::npos) << code;
+  std::string host = code_of("host");
+  EXPECT_NE(host.find("/* block relu */"), std::string::npos) << host;
+  EXPECT_EQ(host.find("< 4; ++"), std::string::npos) << host;
 }
 
 }  // namespace

@@ -8,7 +8,7 @@
 #include "build_check.h"
 #include "c_test_util.h"
 #include "uma/graph/builder.h"
-#include "uma/graph/context.h"
+#include "uma/uma/context.h"
 #include "uma/lower/lower.h"
 #include "uma/tir/printer.h"
 #include "uma/uma/backend.h"

@@ -5,7 +5,7 @@
 
 #include <thread>
 
-#include "uma/graph/context.h"
+#include "uma/uma/context.h"
 
 namespace uma {
 namespace {
@@ -106,7 +106,7 @@ TEST(TargetContextTest, EveryContextHasTheHostKind) {
   ASSERT_TRUE(host.ok()) << host.error().message();
   EXPECT_TRUE(host->is_host());
   EXPECT_EQ(host->get_int("threads").value(), 4);
-  EXPECT_EQ(context.target_kinds().add(host_target_kind()).error().message(),
+  EXPECT_EQ(context.target_kinds().add({"c", {}, true}).error().message(),
             "target kind 'c' is registered already");
 }
 

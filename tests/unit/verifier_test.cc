@@ -3,8 +3,8 @@
 #include <gtest/gtest.h>
 
 #include "uma/graph/builder.h"
-#include "uma/graph/context.h"
 #include "uma/graph/verifier.h"
+#include "uma/uma/context.h"
 
 namespace uma {
 

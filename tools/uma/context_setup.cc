@@ -7,7 +7,6 @@
 namespace uma::tool {
 
 Status prepare_context(Context& context, const std::vector<std::string>& plugins) {
-  register_test_targets(context.partition_targets());
   UMA_TRY(backends::register_builtin_backends(context));
   for (const std::string& plugin : plugins) UMA_TRY(load_plugin(context, plugin));
   return Status::success();

@@ -1,5 +1,5 @@
-// The context every command works in: the built-in test targets, the in-tree backends and
-// the backends of the plugins named with --plugin.
+// The context every command works in: the in-tree backends and what the plugins named with
+// --plugin register (backends, or partition targets such as the tests').
 #pragma once
 
 #include <string>
@@ -7,11 +7,11 @@
 
 #include <CLI/CLI.hpp>
 
-#include "uma/graph/context.h"
+#include "uma/uma/context.h"
 
 namespace uma::tool {
 
-// Registers the test targets and in-tree backends, then loads each plugin in order.
+// Registers the in-tree backends, then loads each plugin in order.
 Status prepare_context(Context& context, const std::vector<std::string>& plugins);
 
 // --plugin path.so, repeatable.

@@ -6,8 +6,8 @@
 #include <string>
 #include <vector>
 
-#include "uma/graph/context.h"
 #include "uma/graph/ir.h"
+#include "uma/uma/context.h"
 
 namespace uma::tool {
 

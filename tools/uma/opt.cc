@@ -23,6 +23,7 @@ struct OptOptions {
   bool timing = false;
   bool elide_data = false;
   bool split_input_file = false;
+  std::vector<std::string> plugins;
 };
 
 // Runs the pipeline on one module's text. `first_line` is where the text starts in the
@@ -30,8 +31,9 @@ struct OptOptions {
 Expected<std::string> run_one(const OptOptions& options, std::string_view text,
                               std::size_t first_line, std::ostream& log) {
   Context context;
-  // The partition passes take targets by name: the built-in test ones and the backends'.
-  UMA_TRY(prepare_context(context, {}));
+  // The partition passes take targets by name: the backends' and the plugins' (the tests'
+  // test targets come from a plugin).
+  UMA_TRY(prepare_context(context, options.plugins));
   // Padding with newlines keeps the parser's line numbers those of the whole file.
   std::string padded(first_line - 1, '\n');
   padded += text;
@@ -121,6 +123,7 @@ void add_opt_command(CLI::App& app, int& exit_code) {
   cmd->add_flag("--elide-data", options->elide_data, "Leave the bytes of large tensors out");
   cmd->add_flag("--split-input-file", options->split_input_file,
                 "Treat each part between '// -----' lines as its own module");
+  add_plugin_option(*cmd, options->plugins);
   cmd->callback([options, &exit_code] { exit_code = run_opt(*options); });
 }
 

@@ -1,9 +1,9 @@
 // `uma partition`: partition a model (ONNX or graph IR text) for backends' targets (with
-// their graph passes of PRE_PARTITIONING and POST_PARTITIONING_0) or the built-in test
-// targets, and say where every node went and why: the partitioned module as graph IR text, and the
-// partition report as a table, JSON or a Graphviz picture. With --check, the reference
-// interpreter runs @main before and after partitioning, and the outputs must be the same
-// bits.
+// their graph passes of PRE_PARTITIONING and POST_PARTITIONING_0) or partition targets
+// without a backend (the tests', from a plugin), and say where every node went and why: the
+// partitioned module as graph IR text, and the partition report as a table, JSON or a Graphviz
+// picture. With --check, the reference interpreter runs @main before and after partitioning, and
+// the outputs must be the same bits.
 #include <iostream>
 
 #include "commands.h"
@@ -37,14 +37,15 @@ struct PartitionCommandOptions {
   std::vector<std::string> plugins;
 };
 
-// The first word of a target's text: its kind or test target's name.
+// The first word of a target's text: its kind or partition target's name.
 std::string target_name(const std::string& text) {
   std::size_t begin = text.find_first_not_of(' ');
   if (begin == std::string::npos) return "";
   return text.substr(begin, text.find(' ', begin) - begin);
 }
 
-// Partitions for backends' targets when the targets name backends, else for test targets.
+// Partitions for backends' targets when the targets name backends, else for partition
+// targets.
 Status partition_module(Module& module, const PartitionCommandOptions& options,
                         PartitionReport& report) {
   std::vector<std::string> names;
@@ -65,7 +66,7 @@ Status partition_module(Module& module, const PartitionCommandOptions& options,
     return Status::success();
   }
   if (backends != names.size())
-    return make_error("--targets mixes backends' targets and test targets: use one kind");
+    return make_error("--targets mixes backends' targets and partition targets: use one kind");
   UMA_TRY_ASSIGN(build::BuildTargets targets,
                  build::parse_targets(module.context(), options.targets));
   build::BuildOptions build_options{.merge_regions = options.merge_regions,
@@ -133,13 +134,13 @@ void add_partition_command(CLI::App& app, int& exit_code) {
   auto options = std::make_shared<PartitionCommandOptions>();
   CLI::App* cmd = app.add_subcommand(
       "partition",
-      "Partition a model for backends' targets or the built-in test targets and report "
-      "where each node went");
+      "Partition a model for backends' targets or partition targets and report where each "
+      "node went");
   cmd->add_option("model", options->model, "ONNX model (.onnx) or graph IR text file")->required();
   cmd->add_option("--targets", options->targets,
                   "Targets in priority order, comma-separated: backends' (vanilla, "
-                  "\"ultra_trail --dimension=4\", a plugin's) or test targets (test_conv, "
-                  "test_dense, test_elem)")
+                  "\"ultra_trail --dimension=4\", a plugin's) or partition targets without a "
+                  "backend (the tests' test_conv, test_dense, test_elem, from their plugin)")
       ->delimiter(',')
       ->allow_extra_args(false)
       ->required();

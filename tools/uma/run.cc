@@ -13,7 +13,6 @@
 #include "context_setup.h"
 #include "model_io.h"
 #include "report_output.h"
-#include "uma/build/host.h"
 #include "uma/partition/report.h"
 #include "uma/runtime/compare.h"
 #include "uma/runtime/interpreter.h"
@@ -207,8 +206,8 @@ void print_build_timings(std::ostream& os, const std::vector<build::StageTiming>
                       sum.runs, sum.changed, sum.pass);
 }
 
-// Builds @main (for the host, or for --target's targets), prints what the build did, and
-// runs it.
+// Builds @main for --target's targets (the host alone when none is given: one build either
+// way), prints what the build did, and runs it.
 Expected<std::vector<TensorPtr>> run_compiled(Module& module, const std::vector<TensorPtr>& inputs,
                                               const RunOptions& options) {
   runtime::CCompilerOptions compiler;
@@ -220,28 +219,22 @@ Expected<std::vector<TensorPtr>> run_compiled(Module& module, const std::vector<
   PipelineOptions passes{.print_after = options.print_after,
                          .print_stream = &std::cout,
                          .timings = options.timing ? &pass_timings : nullptr};
-  build::HostBuild built;
-  if (options.targets.empty()) {
-    build::HostBuildOptions build_options{.threads = options.threads,
-                                          .compiler = compiler,
-                                          .passes = passes,
-                                          .emit_c = options.emit_c};
-    UMA_TRY_ASSIGN(built, build::build_for_host(module, build_options));
-  } else {
-    UMA_TRY_ASSIGN(build::BuildTargets targets,
-                   build::parse_targets(module.context(), options.targets));
-    if (options.threads != 1) {
-      UMA_TRY_ASSIGN(std::int64_t host_threads, targets.host.get_int("threads"));
-      if (host_threads != 1)
-        return make_error("--threads and the target '{}' both set the threads: use one",
-                          targets.host.str());
-      UMA_TRY_ASSIGN(targets.host, module.context().target_kinds().parse(fmt::format(
-                                       "{} --threads={}", kHostTargetKind, options.threads)));
-    }
-    PartitionReport report;
-    build::BuildOptions build_options{
-        .report = &report, .passes = passes, .emit_c = options.emit_c, .compiler = compiler};
-    UMA_TRY_ASSIGN(built, build::build(module, targets, build_options));
+  UMA_TRY_ASSIGN(build::BuildTargets targets,
+                 build::parse_targets(module.context(), options.targets));
+  // --threads is the host target's attribute, merged here once.
+  if (options.threads != 1) {
+    UMA_TRY_ASSIGN(std::int64_t host_threads, targets.host.get_int("threads"));
+    if (host_threads != 1)
+      return make_error("--threads and the target '{}' both set the threads: use one",
+                        targets.host.str());
+    UMA_TRY_ASSIGN(targets.host, module.context().target_kinds().parse(fmt::format(
+                                     "{} --threads={}", kHostTargetKind, options.threads)));
+  }
+  PartitionReport report;
+  build::BuildOptions build_options{
+      .report = &report, .passes = passes, .emit_c = options.emit_c, .compiler = compiler};
+  UMA_TRY_ASSIGN(build::HostBuild built, build::build(module, targets, build_options));
+  if (!options.targets.empty()) {
     UMA_TRY(write_report(report, options.report));
     print_offload(built);
   }

@@ -13,8 +13,8 @@
 
 #include "backends/register.h"
 #include "uma/graph/builder.h"
-#include "uma/graph/context.h"
 #include "uma/uma/build.h"
+#include "uma/uma/context.h"
 
 namespace uma::backends::ultra_trail::test {
 

@@ -14,7 +14,6 @@
 #include "backends/vanilla/vanilla.h"
 #include "tests/unit/tensor_util.h"
 #include "uma/graph/builder.h"
-#include "uma/graph/context.h"
 #include "uma/graph/parser.h"
 #include "uma/graph/printer.h"
 #include "uma/runtime/compare.h"
@@ -22,6 +21,7 @@
 #include "uma/tir/printer.h"
 #include "uma/uma/backend.h"
 #include "uma/uma/build.h"
+#include "uma/uma/context.h"
 
 namespace uma::backends::vanilla::testing {
 

@@ -4,7 +4,6 @@
 #include <memory>
 #include <string_view>
 
-#include "uma/graph/context.h"
 #include "uma/graph/ir.h"
 
 namespace uma {

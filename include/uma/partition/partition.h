@@ -115,9 +115,4 @@ Expected<bool> partition(Module& module, const PartitionOptions& options);
 // min-region-size=N), in a pass registry.
 void register_partition_passes(PassRegistry& registry);
 
-// The built-in test targets that tests and `uma partition` use: test_conv (convolutions
-// with optional bias and activation), test_dense (dense and matmul with optional bias and
-// activation), test_elem (elementwise ops, one by one).
-void register_test_targets(PartitionTargetRegistry& registry);
-
 }  // namespace uma

@@ -12,6 +12,7 @@
 //       add_composite_lowering("conv2d", lower_conv2d);                      //    and calls
 //       add_graph_pass(GraphPhase::kPostPartitioning0, "my-npu-config", f);  // 3. graph passes
 //       add_strategy("nn.conv2d", lower::OpPattern::kAnchor, rule);          // 4. strategies
+//       add_schedule("conv2d_nchw", tile_conv);                              //    and schedules
 //       add_tir_pass(TirPhase::k0, "my-npu-tensorize", g);                   // 5. loop-IR passes
 //       add_include("my_npu.h"); add_c_source("my_npu", kernel_code);        // 6. codegen
 //     }
@@ -24,9 +25,10 @@
 // build's target of this kind: the attributes a user set ("my_npu --dimension=32") are
 // what every callback sees. A composite lowering makes each call of its composite one
 // block "my_npu.conv2d" whose body is one extern call (uma/lower/composite_lowering.h): the
-// common case of a library or an accelerator driver. Passes of one phase run in registration order,
-// after the core's passes of that phase. A strategy replaces an op's compute only inside the
-// functions partitioned for this backend's target; other targets never see it.
+// common case of a library or an accelerator driver. Passes of one phase run in
+// registration order, after the core's passes of that phase. A strategy replaces an op's
+// compute only inside the functions partitioned for this backend's target; other targets
+// never see it.
 //
 // Load-time state: a loop-IR pass gives a function a state (tir::add_state, a per-executor
 // buffer its calls receive) and an init and fini (PrimFunc::init, PrimFunc::fini) that the
@@ -35,6 +37,11 @@
 // static: one compiled library is shared by models with the same code and may run in
 // several executors at once. With set_extern_status, an init's failed extern call fails
 // the load, naming the function.
+//
+// The host is a backend too (backends/cpu/, the kind "c"): a backend that calls
+// declare_host() has no patterns, and its strategies, schedules, loop-IR passes and codegen
+// hooks apply to the host's functions, those no other backend takes. A Context has exactly
+// one; its graph passes run after the other backends' of each phase.
 #pragma once
 
 #include <cstdint>
@@ -87,8 +94,8 @@ using BackendTargetCheck = std::function<Status(const Target&)>;
 using BackendOpSupport = std::function<Status(const Node&, const Target&)>;
 // A graph pass: whether it changed the module.
 using BackendGraphPass = std::function<Expected<bool>(Module&, const Target&)>;
-// A loop-IR pass: runs on each function partitioned for the backend's target (never on
-// the host's). Returns the function as given when it changes nothing.
+// A loop-IR pass: runs on each function partitioned for the backend's target (the host's
+// functions, for the host's backend). Returns the function as given when it changes nothing.
 using BackendTirPass = std::function<Expected<tir::PrimFunc>(const tir::PrimFunc&, const Target&)>;
 // A composite's lowering to one extern call (lower::CompositeLowering with the target).
 using BackendCompositeLowering =
@@ -99,6 +106,10 @@ using BackendComputeRule = std::function<Expected<std::vector<lower::Stage>>(
 // A strategy's schedule: runs on each function of the target that holds the op, right
 // after lowering (before the TIR_PHASE_0 passes).
 using BackendSchedule = std::function<Status(tir::Schedule&, const Target&)>;
+// A schedule of one block: runs on each block of its name in the functions of the target,
+// right after lowering and the strategies' schedules (before the TIR_PHASE_0 passes).
+using BackendBlockSchedule =
+    std::function<Status(tir::Schedule&, const tir::BlockRef&, const Target&)>;
 // Prints an extern call as C, or nullopt for the default `name(args...)`.
 using BackendExternPrinter = std::function<std::optional<std::string>(
     const tir::CallNode&, const codegen::CExprPrinter&, const Target&)>;
@@ -126,6 +137,11 @@ struct BackendTirPassEntry {
   BackendTirPass run;
 };
 
+struct BackendBlockScheduleEntry {
+  std::string block;  // the block's name, as lowering gives it ("conv2d_nchw", "dense")
+  BackendBlockSchedule run;
+};
+
 struct BackendStrategy {
   std::string op;
   lower::OpPattern pattern = lower::OpPattern::kOpaque;
@@ -148,6 +164,7 @@ struct BackendCodegen {
 // Everything a backend declared.
 struct BackendSpec {
   std::string target_name;
+  bool host = false;  // the host's backend (see Backend::declare_host)
   std::vector<TargetAttrDef> attrs;
   BackendTargetCheck check_target;  // may be empty
   std::vector<BackendPattern> patterns;
@@ -155,6 +172,7 @@ struct BackendSpec {
   BackendOpSupport supports_op;  // may be empty: composites only
   std::vector<BackendGraphPassEntry> graph_passes;
   std::vector<BackendStrategy> strategies;
+  std::vector<BackendBlockScheduleEntry> schedules;
   std::vector<BackendTirPassEntry> tir_passes;
   BackendCodegen codegen;
   // Constants of at most this many elements are written into the code of the target's
@@ -173,6 +191,10 @@ class Backend {
 
  protected:
   explicit Backend(std::string target_name) { spec_.target_name = std::move(target_name); }
+
+  // This backend is the host's: its target kind runs what no other backend takes, and its
+  // declarations apply to those functions. It declares no patterns.
+  void declare_host();
 
   // 1. Target attributes, with their defaults.
   void add_string_attr(std::string name, std::string default_value, std::string help = {});
@@ -193,6 +215,8 @@ class Backend {
   // Operator strategies (one per op).
   void add_strategy(std::string op, lower::OpPattern pattern, BackendComputeRule compute,
                     BackendSchedule schedule = {});
+  //    Schedules by block name (one per name), whatever compute made the block.
+  void add_schedule(std::string block_name, BackendBlockSchedule schedule);
   // 5. Loop-IR passes.
   void add_tir_pass(TirPhase phase, std::string name, BackendTirPass pass);
   // 6. Codegen hooks.
@@ -231,11 +255,13 @@ PartitionTarget partition_target(const BackendSpec& spec, const Target& target);
 lower::CompositeLowerings composite_lowerings(const BackendSpec& spec, const Target& target);
 
 // Wires a backend into `context`: its target kind, its partition target and the backend
-// itself. Errors (and registers nothing) when the declarations are inconsistent: a kind or
-// partition target of that name exists, an attribute is invalid or shadows a standard one,
-// two patterns or two strategies share a name or op, a composite lowering names no pattern
-// of the backend or a pattern lowered already, the immediates' limit is negative, a strategy's op
-// is not an op of the context, a strategy or pass lacks its function.
+// itself (a host's backend gets no partition target). Errors (and registers nothing) when
+// the declarations are inconsistent: a kind or partition target of that name exists, an
+// attribute is invalid or shadows a standard one, two patterns or two strategies share a
+// name or op, two schedules a block name, a composite lowering names no pattern of the
+// backend or a pattern lowered already, the immediates' limit is negative, a strategy's op
+// is not an op of the context, a strategy, schedule or pass lacks its function, a host's
+// backend declares patterns, or the context has a host's backend already.
 Status register_backend(Context& context, std::unique_ptr<Backend> backend);
 
 }  // namespace uma

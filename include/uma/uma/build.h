@@ -1,18 +1,20 @@
-// The UMA build driver: a module and a list of targets in, a program the executor runs out.
+// The build driver, the one entry point of every command that compiles: a module and a list
+// of targets in, a program the executor runs out.
 //
 //   uma::build::build(module, {"vanilla --dimension=16", "c --threads=2"})
 //
 //   parse the targets: backends' in priority order (earlier wins), and one host ("c" when
-//   none is named)
-//   PRE_PARTITIONING      each backend's passes, in the order of the targets
+//   none is named); each checked by its backend (the host's threads in [1, 1024])
+//   PRE_PARTITIONING      each backend's passes, in the order of the targets, the host's last
 //   partition             merge-composite → annotate-target → merge-compiler-regions →
 //                         partition-graph, for all the backend targets at once
 //   POST_PARTITIONING_0   each backend's passes
-//   fuse-ops              the host's remaining ops grouped into fused functions
+//   fuse-ops              the host's remaining ops grouped into fused functions (once)
 //   POST_PARTITIONING_1   each backend's passes
-//   lower, TIR_PHASE_0..3, codegen, plan, compile, load (uma/build/host.h): each function
-//   partitioned for a backend with that backend's strategies, passes (after the core's in
-//   each phase) and codegen hooks, and its C sources and libraries in the link.
+//   lower, TIR_PHASE_0..3, codegen, plan, compile, load (uma/uma/build_stages.h): each
+//   function with the strategies, schedules, passes (after the core's in each phase) and
+//   codegen hooks of the backend that runs it (the host's backend, backends/cpu/, for the
+//   fused ones), and its C sources and libraries in the link.
 //
 // Every backend callback gets the build's target of its kind, with the attributes set.
 // partition_for_targets runs the stages up to POST_PARTITIONING_0 alone, to inspect them.
@@ -21,24 +23,25 @@
 #include <string>
 #include <vector>
 
-#include "uma/build/host.h"
 #include "uma/graph/ir.h"
+#include "uma/uma/build_stages.h"
 #include "uma/uma/target.h"
 
 namespace uma {
 class PartitionReport;
 }  // namespace uma
 
-// In namespace build, beside the host build it extends: uma::build::build(module, targets).
+// In namespace build, beside its stages: uma::build::build(module, targets).
 namespace uma::build {
 
 struct BuildTargets {
-  std::vector<Target> backends;  // in priority order
+  std::vector<Target> backends;  // in priority order, the host's not among them
   Target host;
 };
 
 // Parses the targets of a build. Errors name the target text at fault: a kind without a
-// registered backend (and not the host's), a kind named twice, two host targets.
+// registered backend, one its backend's check refuses, a kind named twice, two host
+// targets.
 Expected<BuildTargets> parse_targets(const Context& context, const std::vector<std::string>& texts);
 
 struct BuildOptions {
@@ -57,7 +60,7 @@ struct BuildOptions {
   std::size_t functions_per_file = 16;
 };
 
-// PRE_PARTITIONING, partitioning and POST_PARTITIONING_0 for the backend targets.
+// PRE_PARTITIONING, partitioning and POST_PARTITIONING_0 for the targets.
 Status partition_for_targets(Module& module, const BuildTargets& targets,
                              const BuildOptions& options = {});
 

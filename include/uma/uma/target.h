@@ -96,9 +96,8 @@ class TargetKindRegistry {
   std::map<std::string, std::shared_ptr<const TargetKind>, std::less<>> kinds_;
 };
 
-// The host kind every Context has: "c", generated C run in-process, with `threads` (int,
-// 1): the threads of the generated code (OpenMP when more than 1).
+// The host kind every Context has: "c", generated C run in-process. Its backend,
+// backends/cpu/, declares it with its attributes (`threads`).
 inline constexpr std::string_view kHostTargetKind = "c";
-TargetKind host_target_kind();
 
 }  // namespace uma

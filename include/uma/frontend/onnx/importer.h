@@ -7,9 +7,9 @@
 #include <string_view>
 #include <vector>
 
-#include "uma/graph/context.h"
 #include "uma/graph/ir.h"
 #include "uma/graph/tensor.h"
+#include "uma/uma/context.h"
 
 namespace uma {
 

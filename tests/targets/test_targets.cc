@@ -1,6 +1,6 @@
-// The built-in test targets: pattern tables of three hypothetical backends, shaped after
-// what the ONNX importer produces for real CNNs and transformers, so that tests and
-// `uma partition` can partition real models.
+// The test targets (see test_targets.h): pattern tables of three hypothetical backends,
+// shaped after what the ONNX importer produces for real CNNs and transformers, so that
+// tests and `uma partition` can partition real models.
 // - test_conv: convolutions (1-D, 2-D) with a constant weight, an optional constant bias
 //   (the operand the importer makes, or an add of a per-channel constant) and an optional
 //   activation (relu, clip as in relu6, x * sigmoid(x) as in SiLU); 2-D ones also with a
@@ -12,10 +12,11 @@
 //   relu or gelu. f32 only. It competes with test_conv for 1x1 convolutions: the target
 //   listed first gets them.
 // - test_elem: no patterns; runs f32 elementwise unary and binary ops one by one.
+#include "test_targets.h"
+
 #include <algorithm>
 
 #include "uma/graph/ir.h"
-#include "uma/partition/partition.h"
 
 namespace uma {
 namespace {

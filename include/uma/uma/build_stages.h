@@ -1,18 +1,20 @@
-// Building a module for the host: from a canonicalized graph module to a program the
-// executor runs in-process.
+// The stages of a build after the graph: from a module whose @main calls only fused and
+// partitioned functions to a program the executor runs in-process.
 //
-//   Module ── fuse-ops ──▶ host function calling Primitive functions
+//   Module ── fuse-ops ──▶ host function calling Primitive functions (fuse_host_functions)
 //          ── lower ─────▶ one tir::PrimFunc per called function (uma/lower/lower.h)
 //          ── TIR_PHASE_0..3 ─▶ (uma/tir/phases.h)
 //          ── codegen ───▶ C source (uma/codegen/c/c_codegen.h)
 //          ── plan ──────▶ calls, arena offsets, weights blob (runtime::HostProgram)
 //          ── compile ───▶ shared library (uma/runtime/c_compiler.h), loaded
 //
-// build_for_host() in src/build/host.cc runs the stages in this order; each is also a
-// function of its own below, so that a test can call it alone. Functions partitioned for a
-// backend's target (Compiler = "<target>") go through that target's TargetPipeline: its
-// strategies, its loop-IR passes after the core's in each phase, its codegen hooks and its
-// C sources. The UMA build driver (uma/uma/build.h) fills those in from the backends.
+// The build driver (uma/uma/build.h) runs fuse-ops with the graph phases, then
+// build_program() (src/uma/build_stages.cc) the other stages in this order; each is also a
+// function of its own below, so that a test can call it alone. Each function goes through
+// the TargetPipeline of the backend that runs it: a partitioned one (Compiler =
+// "<target>") its target's, a fused one the host backend's. The pipeline holds the
+// backend's strategies and schedules, its loop-IR passes after the core's in each phase,
+// its codegen hooks and its C sources; the driver fills it in from the backend.
 #pragma once
 
 #include <chrono>
@@ -34,17 +36,19 @@
 
 namespace uma::build {
 
-// How the functions of one backend target are built, beyond what the host's get.
+// How the functions of one backend's target are built, beyond the core's stages.
 struct TargetPipeline {
   std::string target;  // the Compiler attribute of its functions
+  // The host backend's: it builds the functions that have no Compiler attribute.
+  bool host = false;
   // Compute rules that replace the defaults inside these functions only (may be null).
   const lower::ComputeRegistry* overrides = nullptr;
   // Composites lowered to one extern call each, by composite name.
   lower::CompositeLowerings composite_lowerings;
   // The most elements of a constant written into these functions' code as immediates.
   std::int64_t max_immediate_elements = lower::kMaxImmediateElements;
-  // Runs on each function right after lowering, before TIR_PHASE_0 (the strategies'
-  // schedules); may be empty.
+  // Runs on each function right after lowering, before TIR_PHASE_0 (the strategies' and
+  // block schedules); may be empty.
   std::function<Expected<tir::PrimFunc>(const Function&, tir::PrimFunc)> after_lower;
   // The backend's loop-IR passes, each phase's after the core's passes of that phase.
   tir::TirPipeline passes;
@@ -70,8 +74,9 @@ struct HostBuildOptions {
   // At most this many functions per generated C file: files compile in parallel and are
   // cached one by one.
   std::size_t functions_per_file = 16;
-  // The backend targets' pipelines. A function whose Compiler attribute names none of them
-  // is built as the host's are.
+  // The backends' pipelines, the host's among them. A function none of them takes (a
+  // Compiler attribute naming none, or none and no host pipeline) gets the core stages
+  // alone.
   std::vector<TargetPipeline> targets;
 };
 
@@ -80,7 +85,7 @@ struct LoweredCall {
   const Function* callee = nullptr;
   tir::PrimFunc func;
   // The index in HostBuildOptions::targets of the pipeline it goes through; nullopt: the
-  // host's.
+  // core stages alone.
   std::optional<std::size_t> target;
 };
 
@@ -117,14 +122,14 @@ struct HostBuild {
 // fuse-ops on the module's host functions.
 Status fuse_host_functions(Module& module, const PipelineOptions& options = {});
 
-// Lowers every function `host` calls (each once, in order of first call), a backend
-// target's with its pipeline's overrides and after_lower. Errors name the call whose callee
+// Lowers every function `host` calls (each once, in order of first call), each with its
+// pipeline's overrides and after_lower. Errors name the call whose callee
 // is not a function the host can run (a Primitive or partitioned one).
 Expected<std::vector<LoweredCall>> lower_calls(const Function& host,
                                                const std::vector<TargetPipeline>& targets = {});
 
-// Runs the loop-IR phases on each lowered function: `core`, and for a backend target's
-// function its passes after the core's in each phase.
+// Runs the loop-IR phases on each lowered function: `core`, and for a function with a
+// pipeline its passes after the core's in each phase.
 Status run_tir_phases(std::vector<LoweredCall>& lowered, const tir::TirPipeline& core,
                       const std::vector<TargetPipeline>& targets = {},
                       const PipelineOptions& options = {});
@@ -136,8 +141,9 @@ struct GeneratedC {
   std::vector<std::string> init_symbols, fini_symbols;
 };
 
-// C for the lowered functions, at most `functions_per_file` per file, a backend target's
-// functions in files of their own ("<target>_<i>") with its hooks. Errors when two
+// C for the lowered functions, at most `functions_per_file` per file, each pipeline's
+// functions in files of their own ("<target>_<i>", "host_<i>" for the host's) with its
+// hooks. Errors when two
 // functions would export the same C symbol.
 Expected<GeneratedC> generate_sources(const std::vector<LoweredCall>& lowered,
                                       const codegen::CCodegenOptions& options,
@@ -157,7 +163,8 @@ struct PlannedHost {
 };
 Expected<PlannedHost> plan_host(const Function& host, const std::vector<LoweredCall>& lowered);
 
-// The whole pipeline on @main: the module is changed (fused) in place.
-Expected<HostBuild> build_for_host(Module& module, const HostBuildOptions& options = {});
+// The stages from lower to load on @main, whose host functions are fused (and partitioned)
+// already: the build driver's last step (uma/uma/build.h builds a module from the graph).
+Expected<HostBuild> build_program(const Module& module, const HostBuildOptions& options = {});
 
 }  // namespace uma::build

@@ -1,5 +1,6 @@
-// The host build pipeline (see uma/build/host.h): build_for_host lists the stages in order.
-#include "uma/build/host.h"
+// The stages of a build after the graph (see uma/uma/build_stages.h): build_program lists
+// them in order.
+#include "uma/uma/build_stages.h"
 
 #include <algorithm>
 #include <unordered_set>
@@ -31,13 +32,13 @@ bool is_lowerable(const Function& function) {
   return function.attrs().has("Primitive") || function.attrs().has("Compiler");
 }
 
-// The pipeline of the target the function was partitioned for, if it is one of `targets`.
+// The pipeline of the target the function was partitioned for, or of the host for a fused
+// one, if it is one of `targets`.
 std::optional<std::size_t> target_of(const Function& function,
                                      const std::vector<TargetPipeline>& targets) {
   std::optional<std::string> compiler = function.attrs().string_or_none("Compiler");
-  if (!compiler) return std::nullopt;
   for (std::size_t t = 0; t < targets.size(); ++t)
-    if (targets[t].target == *compiler) return t;
+    if (compiler ? targets[t].target == *compiler : targets[t].host) return t;
   return std::nullopt;
 }
 
@@ -111,7 +112,7 @@ Expected<GeneratedC> generate_sources(const std::vector<LoweredCall>& lowered,
     if (group > 0) target = group - 1;
     codegen::CCodegenOptions group_options = options;
     if (target) group_options.hooks = targets[*target].hooks;
-    const std::string prefix = target ? targets[*target].target : "host";
+    const std::string prefix = target && !targets[*target].host ? targets[*target].target : "host";
     std::vector<std::size_t> members;
     for (std::size_t i = 0; i < lowered.size(); ++i)
       if (lowered[i].target == target) members.push_back(i);
@@ -143,18 +144,15 @@ Expected<GeneratedC> generate_sources(const std::vector<LoweredCall>& lowered,
   return generated;
 }
 
-Expected<HostBuild> build_for_host(Module& module, const HostBuildOptions& options) {
+Expected<HostBuild> build_program(const Module& module, const HostBuildOptions& options) {
   if (options.threads < 1)
     return make_error("the thread count must be at least 1, not {}", options.threads);
-  Function* main = module.find_function("main");
+  const Function* main = module.find_function("main");
   if (main == nullptr) return make_error("the module has no function @main to build");
   const bool parallel = options.threads > 1;
   HostBuild build;
   StageTimer timer(build.timings);
 
-  // Graph: the host's nodes grouped into fused functions, each one loop nest per anchor.
-  UMA_TRY(fuse_host_functions(module, options.passes));
-  timer.stage("fuse-ops");
   // Loop IR: each called function lowered, then TIR_PHASE_0..3.
   UMA_TRY_ASSIGN(std::vector<LoweredCall> lowered, lower_calls(*main, options.targets));
   timer.stage("lower");

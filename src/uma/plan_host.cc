@@ -1,14 +1,14 @@
 // plan_host: the host function as a list of calls whose arguments point into the inputs,
-// the outputs, the weights blob and the arena (see uma/build/host.h).
+// the outputs, the weights blob and the arena (see uma/uma/build_stages.h).
 #include <algorithm>
 #include <optional>
 #include <unordered_map>
 #include <unordered_set>
 
-#include "uma/build/host.h"
 #include "uma/lower/lower.h"
 #include "uma/tir/passes.h"
 #include "uma/tir/state.h"
+#include "uma/uma/build_stages.h"
 
 namespace uma::build {
 namespace {

@@ -1,0 +1,27 @@
+// The host's backend: its target, schedules and passes in one place (see cpu.h).
+#include "cpu.h"
+
+namespace uma::backends {
+namespace {
+
+Status check_threads(const Target& target) {
+  UMA_TRY_ASSIGN(std::int64_t threads, target.get_int("threads"));
+  if (threads < 1 || threads > 1024)
+    return make_error("threads must be in [1, 1024], not {}", threads);
+  return Status::success();
+}
+
+class Cpu : public Backend {
+ public:
+  Cpu() : Backend(std::string(kHostTargetKind)) {
+    declare_host();
+    add_int_attr("threads", 1, "threads of the generated code (OpenMP above 1)");
+    set_target_check(check_threads);
+  }
+};
+
+}  // namespace
+
+std::unique_ptr<Backend> make_cpu_backend() { return std::make_unique<Cpu>(); }
+
+}  // namespace uma::backends
