@@ -186,7 +186,7 @@ Expected<HostBuild> build_for_host(Module& module, const HostBuildOptions& optio
   } else {
     timer.stage("compile");  // nothing to compile: the outputs are inputs and weights
   }
-  program.threads = parallel ? options.threads : 0;
+  program.threads = options.threads;
   timer.stage("load");
 
   build.memory = {planned.memory.offsets.size(), planned.memory.arena_size,

@@ -213,6 +213,15 @@ Expected<HostBuild> build(Module& module, const BuildTargets& targets,
                                 .compiler = options.compiler,
                                 .passes = options.passes,
                                 .functions_per_file = options.functions_per_file};
+  // The host target's CPU (default: this machine's) and features become compiler flags.
+  UMA_TRY_ASSIGN(std::string mcpu, targets.host.get_string("mcpu"));
+  UMA_TRY_ASSIGN(std::string mattr, targets.host.get_string("mattr"));
+  if (!mcpu.empty()) host_options.compiler.cpu = mcpu;
+  for (std::size_t begin = 0; begin < mattr.size();) {
+    std::size_t end = std::min(mattr.find(',', begin), mattr.size());
+    if (end > begin) host_options.compiler.features.push_back(mattr.substr(begin, end - begin));
+    begin = end + 1;
+  }
   std::vector<std::unique_ptr<lower::ComputeRegistry>> overrides(backends.size());
   for (std::size_t b = 0; b < backends.size(); ++b) {
     UMA_TRY_ASSIGN(TargetPipeline pipeline, target_pipeline(backends[b], overrides[b]));
