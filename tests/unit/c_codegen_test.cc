@@ -143,8 +143,8 @@ TEST(CCodegen, ParallelLoopsUseOpenMPOnlyWhenEnabled) {
 
 // The part of the generated C from the first function's comment on.
 std::string function_text(const std::string& code) {
-  std::size_t start = code.find("\n// ");
-  return start == std::string::npos ? code : code.substr(start + 1);
+  std::size_t start = code.find("\n\n// ");
+  return start == std::string::npos ? code : code.substr(start + 2);
 }
 
 TEST(CCodegen, GoldenTextOfAVectorAccumulator) {
@@ -165,7 +165,30 @@ TEST(CCodegen, GoldenTextOfAVectorAccumulator) {
       acc, SeqNode::make({StoreNode::make(acc, BroadcastNode::make(Expr(0.0), 16), {lanes}),
                           loop(k, 8, StoreNode::make(acc, fma, {lanes})),
                           StoreNode::make(y, LoadNode::make(acc, {lanes}), {lanes})}));
-  EXPECT_EQ(function_text(generate({make_func("dot", {x, w, y}, body)})), R"()");
+  EXPECT_EQ(function_text(generate({make_func("dot", {x, w, y}, body)})), R"(// dot
+static inline int32_t dot_impl(float* restrict x, float* restrict w, float* restrict y) {
+  float acc[16];  // scope local
+  #pragma GCC ivdep
+  for (int64_t uma_lane = 0; uma_lane < 16; ++uma_lane) {
+    acc[uma_lane] = 0.0f;
+  }
+  for (int64_t k = 0; k < 8; ++k) {
+    #pragma GCC ivdep
+    for (int64_t uma_lane = 0; uma_lane < 16; ++uma_lane) {
+      acc[uma_lane] = fmaf(x[k], w[k * 16 + uma_lane], acc[uma_lane]);
+    }
+  }
+  #pragma GCC ivdep
+  for (int64_t uma_lane = 0; uma_lane < 16; ++uma_lane) {
+    y[uma_lane] = acc[uma_lane];
+  }
+  return 0;
+}
+
+int32_t dot(void* const* args) {
+  return dot_impl((float*)args[0], (float*)args[1], (float*)args[2]);
+}
+)");
 }
 
 TEST(CCodegen, LanesThatReadOtherLanesAreComputedFirst) {
@@ -196,7 +219,37 @@ TEST(CCodegen, GoldenTextOfAParallelFunctionWithOneRegion) {
   });
   CCodegenOptions options;
   options.openmp = true;
-  EXPECT_EQ(function_text(generate({make_func("two_loops", {x, t, y}, body)}, options)), R"()");
+  EXPECT_EQ(function_text(generate({make_func("two_loops", {x, t, y}, body)}, options)),
+            R"(// two_loops
+static inline int32_t two_loops_impl(float* restrict x, float* restrict t, float* restrict y) {
+  #pragma omp parallel
+  {
+    { /* block double */
+      #pragma omp for
+      for (int64_t i = 0; i < 64; ++i) {
+        t[i] = x[i] * 2.0f;
+      }
+    }
+    #pragma omp single
+    {
+      { /* block first */
+        t[0] = x[0];
+      }
+    }
+    { /* block add_one */
+      #pragma omp for
+      for (int64_t j = 0; j < 64; ++j) {
+        y[j] = t[j] + 1.0f;
+      }
+    }
+  }
+  return 0;
+}
+
+int32_t two_loops(void* const* args) {
+  return two_loops_impl((float*)args[0], (float*)args[1], (float*)args[2]);
+}
+)");
 }
 
 TEST(CCodegen, ExternCallsKeepOneParallelLoopPerRegion) {
