@@ -6,10 +6,13 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <fmt/ranges.h>
+
 #include <cerrno>
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
+#include <map>
 #include <optional>
 #include <set>
 #include <sstream>
@@ -131,6 +134,44 @@ std::string joined(const std::vector<std::string>& parts) {
   return out;
 }
 
+bool is_cpu_name(std::string_view name) {
+  bool ok = !name.empty();
+  for (char c : name)
+    ok &= (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_' ||
+          c == '.' || c == '-';
+  return ok;
+}
+
+// The lines of /proc/cpuinfo that name the first CPU and its features.
+std::string cpuinfo_identity() {
+  auto text = read_file("/proc/cpuinfo");
+  if (!text.ok()) return "unknown";
+  std::string identity;
+  std::istringstream in(*text);
+  for (std::string line; std::getline(in, line);) {
+    for (std::string_view key : {"model name", "flags", "Features", "CPU part", "isa"})
+      if (line.rfind(key, 0) == 0 && identity.find(std::string(key)) == std::string::npos)
+        identity += line + "\n";
+  }
+  return identity.empty() ? "unknown" : identity;
+}
+
+// "-march=  znver4" and "-mavx2  [enabled]" lines of `--help=target`, as "znver4 -mavx2 ...".
+std::string parse_target_help(const std::string& output) {
+  std::string cpu, features;
+  std::istringstream in(output);
+  for (std::string line; std::getline(in, line);) {
+    std::istringstream words(line);
+    std::string flag, value;
+    if (!(words >> flag >> value)) continue;
+    if (flag == "-march=")
+      cpu = value;
+    else if (value == "[enabled]" && flag.rfind("-m", 0) == 0)
+      features += " " + flag;
+  }
+  return cpu.empty() ? "" : cpu + features;
+}
+
 }  // namespace
 
 Status write_c_sources(const std::vector<CSourceFile>& sources, const std::string& dir) {
@@ -145,6 +186,48 @@ Status write_c_sources(const std::vector<CSourceFile>& sources, const std::strin
     UMA_TRY(write_file(path, source.code));
   }
   return Status::success();
+}
+
+Expected<std::string> resolve_native_cpu(const std::string& compiler) {
+  static std::mutex mutex;
+  static std::map<std::string, std::string> resolved;
+  std::lock_guard lock(mutex);
+  auto it = resolved.find(compiler);
+  if (it != resolved.end()) return it->second;
+  std::vector<std::string> argv = split_command(compiler);
+  if (argv.empty()) return make_error("no C compiler command to ask what -march=native means");
+  append(argv, {"-march=native", "-Q", "--help=target"});
+  UMA_TRY_ASSIGN(ProcessResult result, run_process(argv));
+  std::string identity = result.status == 0 ? parse_target_help(result.output) : "";
+  if (identity.empty()) identity = "cpuinfo " + cpuinfo_identity();
+  return resolved[compiler] = identity;
+}
+
+Expected<std::vector<std::string>> cpu_flags(const std::string& cpu,
+                                             const std::vector<std::string>& features) {
+  std::vector<std::string> flags;
+  if (!cpu.empty()) {
+    if (!is_cpu_name(cpu) || cpu[0] == '-')
+      return make_error("'{}' is not a CPU name for the C compiler", cpu);
+    flags.push_back("-march=" + cpu);
+  }
+  for (const std::string& feature : features) {
+    std::string_view name = feature;
+    bool enable = true;
+    if (name.starts_with('+')) {
+      name.remove_prefix(1);
+    } else if (name.starts_with('-')) {
+      name.remove_prefix(1);
+      enable = false;
+    } else if (name.starts_with("no-")) {
+      name.remove_prefix(3);
+      enable = false;
+    }
+    if (!is_cpu_name(name) || name[0] == '-')
+      return make_error("'{}' is not a CPU feature for the C compiler", feature);
+    flags.push_back(fmt::format("-m{}{}", enable ? "" : "no-", name));
+  }
+  return flags;
 }
 
 std::string default_cache_dir() {
@@ -182,12 +265,19 @@ const std::string& CCompiler::compiler_identity() {
     argv.push_back("--version");
     auto version = run_process(argv);
     if (version.ok() && version->status == 0) identity_ += version->output;
+    if (options_.cpu == "native") {
+      auto native = resolve_native_cpu(fmt::format("{}", fmt::join(compiler_, " ")));
+      identity_ += '\0' + (native.ok() ? *native : "native unresolved");
+    }
   });
   return identity_;
 }
 
-std::vector<std::string> CCompiler::compile_command() const {
+Expected<std::vector<std::string>> CCompiler::compile_command() const {
+  // The CPU's flags first, so that a -march among the compile flags wins.
   std::vector<std::string> argv = compiler_;
+  UMA_TRY_ASSIGN(std::vector<std::string> cpu, cpu_flags(options_.cpu, options_.features));
+  append(argv, cpu);
   append(argv, options_.compile_flags);
   if (options_.openmp) argv.push_back("-fopenmp");
   return argv;
@@ -199,7 +289,7 @@ void CCompiler::trim_cache() {
 }
 
 Expected<std::string> CCompiler::compile_one(const CSourceFile& source, CachePins& pins) {
-  std::vector<std::string> command = compile_command();
+  UMA_TRY_ASSIGN(std::vector<std::string> command, compile_command());
   std::string key =
       ContentHash().add(compiler_identity()).add(joined(command)).add(source.code).hex();
   std::string stem = (fs::path(cache_dir_) / (file_stem(source.name) + "-" + key)).string();
@@ -238,6 +328,7 @@ Expected<std::vector<std::string>> CCompiler::compile(const std::vector<CSourceF
   if (error)
     return make_error("{}: cannot create the cache folder: {}", cache_dir_, error.message());
   compiler_identity();  // once, before the workers start
+  if (auto command = compile_command(); !command.ok()) return command.error();
   trim_cache();
 
   std::vector<std::optional<Expected<std::string>>> results(sources.size());

@@ -1,6 +1,8 @@
 // Running a compiled host function (see executor.h).
 #include "uma/runtime/executor.h"
 
+#include <dlfcn.h>
+
 #include <cstring>
 
 namespace uma::runtime {
@@ -50,9 +52,15 @@ Executor::Executor(std::shared_ptr<const HostProgram> program) : program_(std::m
       }
     }
   }
-  if (program_->threads > 0 && program_->library != nullptr)
-    if (auto symbol = program_->library->symbol("omp_set_num_threads"))
-      set_threads_ = reinterpret_cast<SetThreads>(*symbol);
+  // The library's OpenMP (its own, or a library it links that uses OpenMP), else the
+  // process's: a program of one thread still says so, or OpenMP would take every core.
+  if (program_->threads > 0) {
+    if (program_->library != nullptr)
+      if (auto symbol = program_->library->symbol("omp_set_num_threads"))
+        set_threads_ = reinterpret_cast<SetThreads>(*symbol);
+    if (set_threads_ == nullptr)
+      set_threads_ = reinterpret_cast<SetThreads>(dlsym(RTLD_DEFAULT, "omp_set_num_threads"));
+  }
 
   // The inits, on the arguments with inputs and outputs null (the patches are not applied).
   if (set_threads_ != nullptr) set_threads_(program_->threads);

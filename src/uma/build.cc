@@ -264,6 +264,15 @@ Expected<HostBuild> build(Module& module, const BuildTargets& targets,
                                    .passes = options.passes,
                                    .emit_c = options.emit_c,
                                    .functions_per_file = options.functions_per_file};
+  // The host target's CPU (default: this machine's) and features become compiler flags.
+  UMA_TRY_ASSIGN(std::string mcpu, targets.host.get_string("mcpu"));
+  UMA_TRY_ASSIGN(std::string mattr, targets.host.get_string("mattr"));
+  if (!mcpu.empty()) program_options.compiler.cpu = mcpu;
+  for (std::size_t begin = 0; begin < mattr.size();) {
+    std::size_t end = std::min(mattr.find(',', begin), mattr.size());
+    if (end > begin) program_options.compiler.features.push_back(mattr.substr(begin, end - begin));
+    begin = end + 1;
+  }
   // The host's pipeline first: its C files come first.
   std::rotate(backends.begin(), backends.end() - 1, backends.end());
   std::vector<std::unique_ptr<lower::ComputeRegistry>> overrides(backends.size());

@@ -205,7 +205,7 @@ Expected<HostBuild> build_program(const Module& module, const HostBuildOptions& 
   } else {
     timer.stage("compile");  // nothing to compile: the outputs are inputs and weights
   }
-  program.threads = parallel ? options.threads : 0;
+  program.threads = options.threads;
   timer.stage("load");
 
   build.memory = {planned.memory.offsets.size(), planned.memory.arena_size,

@@ -141,6 +141,135 @@ TEST(CCodegen, ParallelLoopsUseOpenMPOnlyWhenEnabled) {
   EXPECT_TRUE(contains(code, "#pragma omp parallel for\n  for (int64_t i = 0; i < 4; ++i) {"));
 }
 
+// The part of the generated C from the first function's comment on.
+std::string function_text(const std::string& code) {
+  std::size_t start = code.find("\n\n// ");
+  return start == std::string::npos ? code : code.substr(start + 2);
+}
+
+TEST(CCodegen, GoldenTextOfAVectorAccumulator) {
+  // acc[0:16] = 0; for k: acc[0:16] = fma(x[k], w[k, 0:16], acc[0:16]); y[0:16] = acc[0:16]:
+  // each lane reads only what it writes, so the lanes are stored as they are computed.
+  Buffer x = make_buffer("x", DType::f32, {Expr(8)});
+  Buffer w = make_buffer("w", DType::f32, {Expr(128)});
+  Buffer y = make_buffer("y", DType::f32, {Expr(16)});
+  Buffer acc = make_buffer("acc", DType::f32, {Expr(16)}, "local");
+  Var k = VarNode::make("k");
+  Expr lanes = RampNode::make(Expr(0), Expr(1), 16);
+  Expr acc_lanes = LoadNode::make(acc, {lanes});
+  Expr fma = CallNode::make(acc_lanes.type(), "fma",
+                            {BroadcastNode::make(LoadNode::make(x, {k}), 16),
+                             LoadNode::make(w, {RampNode::make(k * 16, Expr(1), 16)}), acc_lanes},
+                            CallNode::CallKind::kIntrinsic);
+  Stmt body = AllocateNode::make(
+      acc, SeqNode::make({StoreNode::make(acc, BroadcastNode::make(Expr(0.0), 16), {lanes}),
+                          loop(k, 8, StoreNode::make(acc, fma, {lanes})),
+                          StoreNode::make(y, LoadNode::make(acc, {lanes}), {lanes})}));
+  EXPECT_EQ(function_text(generate({make_func("dot", {x, w, y}, body)})), R"(// dot
+static inline int32_t dot_impl(float* restrict x, float* restrict w, float* restrict y) {
+  float acc[16];  // scope local
+  #pragma GCC ivdep
+  for (int64_t uma_lane = 0; uma_lane < 16; ++uma_lane) {
+    acc[uma_lane] = 0.0f;
+  }
+  for (int64_t k = 0; k < 8; ++k) {
+    #pragma GCC ivdep
+    for (int64_t uma_lane = 0; uma_lane < 16; ++uma_lane) {
+      acc[uma_lane] = fmaf(x[k], w[k * 16 + uma_lane], acc[uma_lane]);
+    }
+  }
+  #pragma GCC ivdep
+  for (int64_t uma_lane = 0; uma_lane < 16; ++uma_lane) {
+    y[uma_lane] = acc[uma_lane];
+  }
+  return 0;
+}
+
+int32_t dot(void* const* args) {
+  return dot_impl((float*)args[0], (float*)args[1], (float*)args[2]);
+}
+)");
+}
+
+TEST(CCodegen, LanesThatReadOtherLanesAreComputedFirst) {
+  // acc[0:8] = acc[0:8] + acc[1:9] reads elements other lanes write.
+  Buffer acc = make_buffer("acc", DType::f32, {Expr(9)});
+  Expr own = LoadNode::make(acc, {RampNode::make(Expr(0), Expr(1), 8)});
+  Expr next = LoadNode::make(acc, {RampNode::make(Expr(1), Expr(1), 8)});
+  std::string code = generate({make_func(
+      "shift", {acc}, StoreNode::make(acc, own + next, {RampNode::make(Expr(0), Expr(1), 8)}))});
+  EXPECT_TRUE(contains(code, "acc[uma_index[uma_lane]] = uma_value[uma_lane];")) << code;
+}
+
+TEST(CCodegen, GoldenTextOfAParallelFunctionWithOneRegion) {
+  // Two parallel loops with a serial statement between them: one team of threads.
+  Buffer x = make_buffer("x", DType::f32, {Expr(64)});
+  Buffer t = make_buffer("t", DType::f32, {Expr(64)});
+  Buffer y = make_buffer("y", DType::f32, {Expr(64)});
+  Var i = VarNode::make("i"), j = VarNode::make("j");
+  Stmt body = SeqNode::make({
+      BlockNode::make(
+          "double", {x}, {t},
+          loop(i, 64, StoreNode::make(t, LoadNode::make(x, {i}) * 2.0, {i}), ForKind::kParallel)),
+      BlockNode::make("first", {x}, {t},
+                      StoreNode::make(t, LoadNode::make(x, {Expr(0)}), {Expr(0)})),
+      BlockNode::make(
+          "add_one", {t}, {y},
+          loop(j, 64, StoreNode::make(y, LoadNode::make(t, {j}) + 1.0, {j}), ForKind::kParallel)),
+  });
+  CCodegenOptions options;
+  options.openmp = true;
+  EXPECT_EQ(function_text(generate({make_func("two_loops", {x, t, y}, body)}, options)),
+            R"(// two_loops
+static inline int32_t two_loops_impl(float* restrict x, float* restrict t, float* restrict y) {
+  #pragma omp parallel
+  {
+    { /* block double */
+      #pragma omp for
+      for (int64_t i = 0; i < 64; ++i) {
+        t[i] = x[i] * 2.0f;
+      }
+    }
+    #pragma omp single
+    {
+      { /* block first */
+        t[0] = x[0];
+      }
+    }
+    { /* block add_one */
+      #pragma omp for
+      for (int64_t j = 0; j < 64; ++j) {
+        y[j] = t[j] + 1.0f;
+      }
+    }
+  }
+  return 0;
+}
+
+int32_t two_loops(void* const* args) {
+  return two_loops_impl((float*)args[0], (float*)args[1], (float*)args[2]);
+}
+)");
+}
+
+TEST(CCodegen, ExternCallsKeepOneParallelLoopPerRegion) {
+  // An extern call between the parallel loops must not run inside a parallel region.
+  Buffer x = make_buffer("x", DType::f32, {Expr(64)});
+  Buffer y = make_buffer("y", DType::f32, {Expr(64)});
+  Var i = VarNode::make("i"), j = VarNode::make("j");
+  Stmt body = SeqNode::make({
+      loop(i, 64, StoreNode::make(y, LoadNode::make(x, {i}), {i}), ForKind::kParallel),
+      EvaluateNode::make(
+          CallNode::make(DataType::scalar(DType::i32), "driver", {}, CallNode::CallKind::kExtern)),
+      loop(j, 64, StoreNode::make(y, LoadNode::make(x, {j}), {j}), ForKind::kParallel),
+  });
+  CCodegenOptions options;
+  options.openmp = true;
+  std::string code = generate({make_func("with_call", {x, y}, body)}, options);
+  EXPECT_FALSE(contains(code, "omp for")) << code;
+  EXPECT_NE(code.find("#pragma omp parallel for"), code.rfind("#pragma omp parallel for"));
+}
+
 TEST(CCodegen, LargeAndSymbolicAllocationsUseTheHeap) {
   Buffer out = make_buffer("out", DType::f32, {Expr(4)});
   Buffer small = make_buffer("small", DType::f32, {Expr(4)});

@@ -74,6 +74,54 @@ TEST(CCompiler, SecondBuildHitsTheCache) {
   EXPECT_EQ(call_int(*library, "forty_two"), 42);
 }
 
+#if defined(__x86_64__)
+// Objects for two CPUs are two cache entries; code for the baseline x86-64 builds and runs.
+TEST(CCompiler, EachCpuHasItsOwnObjects) {
+  std::string cache = fresh_dir("cpu-test");
+  std::vector<CSourceFile> sources = {function_source("seven", 7)};
+  CCompiler baseline({.cpu = "x86-64", .cache_dir = cache});
+  auto library = baseline.build_shared_library(sources);
+  ASSERT_TRUE(library.ok()) << library.error().message();
+  auto loaded = Library::open(*library);
+  ASSERT_TRUE(loaded.ok()) << loaded.error().message();
+  EXPECT_EQ(call_int(*loaded, "seven"), 7);
+  CCompiler v2({.cpu = "x86-64-v2", .features = {"+popcnt", "-avx"}, .cache_dir = cache});
+  ASSERT_TRUE(v2.compile(sources).ok());
+  EXPECT_EQ(v2.stats().compiled, 1u);
+  CCompiler again({.cpu = "x86-64", .cache_dir = cache});
+  ASSERT_TRUE(again.compile(sources).ok());
+  EXPECT_EQ(again.stats().cache_hits, 1u);
+  CCompiler native({.cpu = "native", .cache_dir = cache});
+  ASSERT_TRUE(native.compile(sources).ok());
+  EXPECT_EQ(native.stats().compiled, 1u);
+}
+#endif
+
+TEST(CCompiler, NativeResolvesToAConcreteCpu) {
+  auto native = resolve_native_cpu("cc");
+  ASSERT_TRUE(native.ok()) << native.error().message();
+  EXPECT_FALSE(native->empty());
+  EXPECT_EQ(native->rfind("native", 0), std::string::npos) << *native;
+  auto again = resolve_native_cpu("cc");
+  ASSERT_TRUE(again.ok());
+  EXPECT_EQ(*again, *native);
+}
+
+TEST(CCompiler, CpuAndFeaturesBecomeFlags) {
+  auto flags = cpu_flags("znver4", {"avx2", "+fma", "-avx512f", "no-sse4a"});
+  ASSERT_TRUE(flags.ok()) << flags.error().message();
+  EXPECT_EQ(*flags, (std::vector<std::string>{"-march=znver4", "-mavx2", "-mfma", "-mno-avx512f",
+                                              "-mno-sse4a"}));
+  EXPECT_TRUE(cpu_flags("", {})->empty());
+  EXPECT_EQ(cpu_flags("-O0", {}).error().message(), "'-O0' is not a CPU name for the C compiler");
+  EXPECT_EQ(cpu_flags("x86-64", {"avx2 -O0"}).error().message(),
+            "'avx2 -O0' is not a CPU feature for the C compiler");
+  CCompiler bad({.cpu = "no such cpu", .cache_dir = fresh_dir("bad-cpu-test")});
+  auto built = bad.compile({function_source("one", 1)});
+  ASSERT_FALSE(built.ok());
+  EXPECT_EQ(built.error().message(), "'no such cpu' is not a CPU name for the C compiler");
+}
+
 TEST(CCompiler, CompilesSeveralFilesInParallel) {
   std::vector<CSourceFile> sources;
   for (int k = 0; k < 6; ++k) sources.push_back(function_source("f" + std::to_string(k), k * 10));

@@ -136,12 +136,27 @@ TEST_F(HostBuildTest, OnlyInputsAndWeights) {
 }
 
 TEST_F(HostBuildTest, ThreadsMakeParallelLoops) {
-  main.set_outputs({conv_chain(main.add_param(tensor({1, 3, 9, 9}), "x"))});
+  // The convolutions store 4 * 48 * 48 * 28 and 6 * 23 * 23 * 37 elements, enough work for
+  // threads; the pool (6 * 11 * 11 * 5) stays serial.
+  main.set_outputs({conv_chain(main.add_param(tensor({1, 3, 48, 48}), "x"))});
   HostBuild built = build_and_check(2);
   ASSERT_NE(built.program, nullptr);
   EXPECT_EQ(built.program->threads, 2);
   ASSERT_EQ(built.sources.size(), 1u);
-  EXPECT_NE(built.sources[0].code.find("#pragma omp parallel for"), std::string::npos);
+  const std::string& code = built.sources[0].code;
+  std::size_t loops = 0;
+  for (std::size_t at = code.find("#pragma omp parallel for"); at != std::string::npos;
+       at = code.find("#pragma omp parallel for", at + 1))
+    ++loops;
+  EXPECT_EQ(loops, 2u) << code;
+}
+
+TEST_F(HostBuildTest, OneThreadIsStillSaid) {
+  // Libraries the code calls that use OpenMP would take every core otherwise.
+  main.set_outputs({conv_chain(main.add_param(tensor({1, 3, 9, 9}), "x"))});
+  HostBuild built = build_and_check(1);
+  ASSERT_NE(built.program, nullptr);
+  EXPECT_EQ(built.program->threads, 1);
 }
 
 TEST_F(HostBuildTest, SeveralFilesOfFunctions) {

@@ -103,5 +103,30 @@ TEST(ParallelizeBlocks, LeavesWhatItCannotProve) {
   unchanged(func_of({x, y}, 1, loop(i, 8, StoreNode::make(y, LoadNode::make(x, {i}), {i}))));
 }
 
+// Blocks that store fewer elements than the threshold stay serial: each store counts as
+// often as its loops repeat it, and a loop of unknown extent counts as large.
+TEST(ParallelizeBlocks, SmallBlocksStaySerial) {
+  Buffer x = make_buffer("x", DType::f32, {Expr(64), Expr(32)});
+  Buffer y = make_buffer("y", DType::f32, {Expr(64), Expr(32)});
+  Var i = VarNode::make("i"), j = VarNode::make("j");
+  Stmt store = StoreNode::make(y, LoadNode::make(x, {i, j}) + 1.0, {i, j});
+  PrimFunc f = func_of({x, y}, 1, BlockNode::make("b", {x}, {y}, loop(i, 64, loop(j, 32, store))));
+  auto parallel_at = [&](const PrimFunc& func, std::int64_t min_work) {
+    auto out = parallelize_blocks_pass(min_work).run(func);
+    EXPECT_TRUE(out.ok());
+    return out.ok() && to_string(*out).find("parallel for (i") != std::string::npos;
+  };
+  EXPECT_TRUE(parallel_at(f, 2048));  // 64 * 32 stores
+  EXPECT_FALSE(parallel_at(f, 2049));
+  Var n = VarNode::make("n");
+  Buffer dx = make_buffer("x", DType::f32, {n}), dy = make_buffer("y", DType::f32, {n});
+  PrimFunc dynamic =
+      func_of({dx, dy}, 1,
+              BlockNode::make("b", {dx}, {dy},
+                              ForNode::make(i, Expr(0), n, ForKind::kSerial,
+                                            StoreNode::make(dy, LoadNode::make(dx, {i}), {i}))));
+  EXPECT_TRUE(parallel_at(dynamic, std::int64_t{1} << 40));
+}
+
 }  // namespace
 }  // namespace uma::tir

@@ -161,6 +161,14 @@ TEST_F(UmaBuildTest, EarlierTargetsWin) {
                                       "module_alpha_main_1:alpha", "fused_add_1:c"}));
 }
 
+#if defined(__x86_64__)
+TEST_F(UmaBuildTest, TheHostCpuAndFeaturesBecomeCompilerFlags) {
+  // The baseline x86-64, with one extension on and one off: builds and runs.
+  EXPECT_EQ(build_and_check({"c --mcpu=x86-64 --mattr=+sse4.1,-avx"}),
+            (std::vector<std::string>{"fused_nn_relu_sigmoid_nn_relu_add_0:c"}));
+}
+#endif
+
 TEST_F(UmaBuildTest, LaterTargetsGetWhatEarlierOnesLeave) {
   EXPECT_EQ(build_and_check({"beta", "alpha"}),
             (std::vector<std::string>{"module_alpha_main_0:alpha", "module_beta_main_1:beta",

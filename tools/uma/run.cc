@@ -377,7 +377,8 @@ void add_run_command(CLI::App& app, int& exit_code) {
       ->check(CLI::Range(1, 1024));
   cmd->add_option(
       "--cflags", options->cflags,
-      "Extra flags for the C compiler, after the defaults (-O2 -fPIC -std=c11 -fwrapv)");
+      "Extra flags for the C compiler, after the defaults (-march=<the target's mcpu, else "
+      "native> -O2 -fPIC -std=c11 -fwrapv -fno-trapping-math)");
   cmd->add_option("--cache-dir", options->cache_dir,
                   "Folder of compiled objects (default: $XDG_CACHE_HOME/uma)");
   cmd->add_option("--target", options->targets,

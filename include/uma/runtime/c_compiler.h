@@ -41,11 +41,26 @@ struct CCompilerOptions {
   // becomes true), so generated arithmetic could silently differ from the IR's. -fwrapv
   // gives C the IR's semantics. It costs no measurable speed on ResNet-50 or MobileNetV2:
   // loops run over i64 counters to constant bounds, which need no overflow assumption.
-  std::vector<std::string> compile_flags = {"-O2", "-fPIC", "-std=c11", "-fwrapv"};
+  // -fno-trapping-math: the generated code never reads the floating-point exception flags,
+  // so GCC may compute both sides of a select (if-conversion), which vectorizing a lane
+  // loop around uma_expf and the other math helpers needs. Results and their rounding are
+  // unchanged (unlike -ffast-math); -std=c11 keeps -ffp-contract=off, so a * b + c rounds
+  // twice and only the IR's fma rounds once.
+  std::vector<std::string> compile_flags = {"-O2", "-fPIC", "-std=c11", "-fwrapv",
+                                            "-fno-trapping-math"};
   std::vector<std::string> link_flags = {"-shared"};
   std::vector<std::string> libraries = {"-lm"};  // after the objects on the link line
   // Adds -fopenmp to compiling and linking (for code generated with OpenMP).
   bool openmp = false;
+  // The CPU the code is for, as -march=<cpu>: "native" (this machine's), a name the compiler
+  // knows ("x86-64", "x86-64-v3", "znver4", ...), or "" for the compiler's default. For
+  // "native", the concrete CPU and ISA extensions the compiler resolves it to (see
+  // resolve_native_cpu) are part of every object's cache key, so that a cache shared
+  // between machines never gives one CPU's code (AVX-512, say) to another.
+  std::string cpu = "native";
+  // CPU features on top of `cpu`: "avx2" or "+avx2" adds -mavx2, "-avx512f" -mno-avx512f.
+  // These flags come before compile_flags, so a -march there wins.
+  std::vector<std::string> features;
   // Empty means default_cache_dir().
   std::string cache_dir;
   // The cache folder's bound: before adding files, the least recently used cache files are
@@ -59,6 +74,19 @@ struct CCompilerOptions {
 // Writes each source to `dir` (made when missing) as <name>.c, the name made a file name as
 // in the cache: the C of a build, to read or to compile elsewhere. Errors name the file.
 Status write_c_sources(const std::vector<CSourceFile>& sources, const std::string& dir);
+
+// What `-march=native` means to the compiler command `compiler` (split at spaces, as
+// CCompilerOptions::compiler): the concrete CPU and the extensions it enables, as
+// "znver4 -mavx -mavx2 ...", from `<compiler> -march=native -Q --help=target`. Where the
+// compiler cannot tell (not GCC), this machine's CPU model and flags from /proc/cpuinfo.
+// Resolved once per process and compiler.
+Expected<std::string> resolve_native_cpu(const std::string& compiler);
+
+// The compiler flags of a CPU and its features (CCompilerOptions::cpu and ::features):
+// {"-march=znver4", "-mavx2", "-mno-avx512f"}; an Error for a name that is not
+// [A-Za-z0-9_.-].
+Expected<std::vector<std::string>> cpu_flags(const std::string& cpu,
+                                             const std::vector<std::string>& features);
 
 // $XDG_CACHE_HOME/uma, else $HOME/.cache/uma, else a folder under the system's temp folder.
 std::string default_cache_dir();
@@ -95,9 +123,10 @@ class CCompiler {
   Expected<std::string> link(const std::vector<std::string>& objects, const std::string& output);
   // Keeps the cache folder within max_cache_bytes before files are added.
   void trim_cache();
-  // The compiler's identity for cache keys: its command and --version output (run once).
+  // The compiler's identity for cache keys: its command and --version output, and what
+  // -march=native means to it when that is asked for (run once).
   const std::string& compiler_identity();
-  std::vector<std::string> compile_command() const;
+  Expected<std::vector<std::string>> compile_command() const;
 
   CCompilerOptions options_;
   std::vector<std::string> compiler_;  // the command, split

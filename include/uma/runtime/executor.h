@@ -59,8 +59,8 @@ struct HostProgram {
   std::int64_t arena_size = 0;
   // Bytes of the calls' states, which each executor holds (kState locations), zeroed.
   std::int64_t state_size = 0;
-  // Threads of OpenMP parallel loops when the code was built with OpenMP; 0 leaves
-  // OpenMP's default.
+  // OpenMP's thread count for the calls (set even when it is 1, for the libraries the
+  // code calls that use OpenMP); 0 leaves OpenMP's default.
   int threads = 0;
   // The library the calls' functions live in; kept loaded while the program is.
   std::shared_ptr<const Library> library;

@@ -15,8 +15,10 @@ namespace uma::tir {
 // simplify: tir::simplify over the body (uma/tir/simplify.h).
 FuncPass simplify_pass();
 
-// parallelize-blocks: each block's outer loop parallel where its iterations are independent.
-FuncPass parallelize_blocks_pass();
+// parallelize-blocks: each block's outer loop parallel where its iterations are independent
+// and the block stores at least `min_work` elements (every store counted as often as its
+// loops repeat it; a loop of unknown extent counts as large).
+FuncPass parallelize_blocks_pass(std::int64_t min_work = 0);
 
 // flatten-buffers: every buffer becomes one-dimensional and dense (same name, dtype, scope
 // and data variable), and every access takes one flat index from the shape or the strides.

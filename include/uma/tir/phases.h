@@ -14,6 +14,7 @@
 
 #include <array>
 #include <cstddef>
+#include <cstdint>
 #include <vector>
 
 #include "uma/tir/pass.h"
@@ -28,6 +29,9 @@ using TirPipeline = std::array<std::vector<FuncPass>, kNumTirPhases>;
 struct TirPipelineConfig {
   // Run the outermost loop nest of each block in parallel (OpenMP in the generated C).
   bool parallel = false;
+  // Blocks that store fewer elements than this (counting every store a loop repeats) stay
+  // serial: starting and joining threads costs more than they save (parallelize-blocks).
+  std::int64_t min_parallel_work = std::int64_t{1} << 16;
 };
 
 // The core passes of each phase.

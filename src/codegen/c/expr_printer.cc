@@ -442,6 +442,10 @@ FunctionPrinter::Printed FunctionPrinter::intrinsic(const CallNode& op) {
     args += operand(arg, kConditional);
   }
   bool is_f64 = arg_type.dtype == DType::f64;
+  if (!intrinsic->vector_f32.empty() && is_float_arg && !is_f64 && !unit_.options.precise_math) {
+    unit_.helpers.use(intrinsic->vector_f32);
+    return {fmt::format("{}({})", intrinsic->vector_f32, args), kPrimary};
+  }
   std::string name;
   switch (intrinsic->form) {
     case IntrinsicForm::kLibm:

@@ -91,6 +91,9 @@ class FunctionPrinter {
   void let_stmt(const tir::LetStmtNode& op, CodeWriter& out);
   void evaluate(const tir::EvaluateNode& op, CodeWriter& out);
   void block(const tir::BlockNode& op, CodeWriter& out);
+  // The statements of a sequence at the top of the function's parallel region: those
+  // without a parallel loop run on one thread (`omp single`, consecutive ones together).
+  void region_sequence(const tir::SeqNode& op, CodeWriter& out);
   // Writes the declarations that expressions printed so far hoisted (let expressions).
   void flush_prelude(CodeWriter& out);
   // The value to store, converted to the buffer's storage type.
@@ -113,7 +116,10 @@ class FunctionPrinter {
   std::vector<std::string> prelude_;
   bool in_lane_ = false;      // printing one lane of a vector expression
   int conditional_ = 0;       // inside a branch that is evaluated conditionally
-  bool in_parallel_ = false;  // inside an `omp parallel for`
+  bool in_parallel_ = false;  // inside an `omp parallel for`, or the function's region
+  // Printing the top level of the function's one `omp parallel` region, where parallel
+  // loops are `omp for` and other statements `omp single`.
+  bool region_top_ = false;
   bool uses_status_ = false;  // a heap allocation may fail
   std::optional<Error> error_;
 };

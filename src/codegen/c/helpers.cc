@@ -3,6 +3,7 @@
 
 #include <fmt/format.h>
 
+#include <cstdint>
 #include <vector>
 
 #include "uma/support/error.h"
@@ -33,6 +34,87 @@ constexpr IntegerTypeInfo kIntegerTypes[] = {{"i32", "int32_t", "uint32_t"},
                                              {"i64", "int64_t", "uint64_t"},
                                              {"u32", "uint32_t", "uint32_t"},
                                              {"u64", "uint64_t", "uint64_t"}};
+
+// The erf series below 2: erf(x) = 2/sqrt(pi) * sum_n (-1)^n x^(2n+1) / (n! (2n+1)), in
+// double; 32 terms reach 1e-14 at x = 2, where the largest term is about 10.
+constexpr int kErfSeriesTerms = 32;
+// The continued fraction of erfc from 2 on: 12 levels reach 1e-9 relative at x = 2.
+constexpr int kErfcFractionDepth = 12;
+
+// Vectorizable f32 exp, sigmoid, tanh and erf: computed in double with a polynomial exp
+// good to about 1e-15 relative, so that rounding the result to float is within 1 ulp
+// (the bound the tests assert is 2). They call no libm function that is not a single
+// instruction (fabs, copysign) and select instead of branching, so that GCC vectorizes a
+// lane loop around them (given -fno-trapping-math, which lets it compute both sides of a
+// select); a NaN propagates through every step, so it needs no test of its own.
+template <typename Add>
+void add_vector_math(Add&& add) {
+  // e^x = 2^n e^r, |r| <= ln2 / 2 (Cody-Waite, ln2 split so that n * hi is exact), e^r by a
+  // degree-12 Taylor polynomial (error below 1e-15). 2^n is made from n's bits, which the
+  // shift by 1.5 * 2^52 leaves in the low bits of `shifted`.
+  // Horner from the highest term: p = 1/12!, then p = p * r + 1/k! down to k = 0.
+  std::string horner;
+  std::vector<std::int64_t> factorials = {1};
+  for (int k = 1; k <= 12; ++k) factorials.push_back(factorials.back() * k);
+  horner += fmt::format("  double p = 1.0 / {}.0;\n", factorials[12]);
+  for (int k = 11; k >= 0; --k) horner += fmt::format("  p = p * r + 1.0 / {}.0;\n", factorials[k]);
+  add("uma_exp_core", {},
+      "static inline double uma_exp_core(double x) {\n"
+      "  x = x < -708.0 ? -708.0 : (x > 708.0 ? 708.0 : x);\n"
+      "  double shifted = x * 1.4426950408889634 + 0x1.8p52;\n"
+      "  double n = shifted - 0x1.8p52;\n"
+      "  double r = x - n * 0x1.62e42feep-1;\n"
+      "  r = r - n * 0x1.a39ef35793c76p-33;\n" +
+          horner +
+          "  union { double d; uint64_t u; } scale = {shifted};\n"
+          "  scale.u = (scale.u + 1023u) << 52;\n"
+          "  return p * scale.d;\n"
+          "}\n");
+  add("uma_expf", {"uma_exp_core"},
+      "static inline float uma_expf(float x) { return (float)uma_exp_core((double)x); }\n");
+  add("uma_sigmoidf", {"uma_exp_core"},
+      "static inline float uma_sigmoidf(float x) {\n"
+      "  return (float)(1.0 / (1.0 + uma_exp_core(-(double)x)));\n"
+      "}\n");
+  // tanh |x| = 1 - 2 / (e^2|x| + 1), and its Taylor series below 2^-7, where the
+  // subtraction would cancel; 1 in float from 20 on.
+  add("uma_tanhf", {"uma_exp_core"},
+      "static inline float uma_tanhf(float x) {\n"
+      "  double z = fabs((double)x);\n"
+      "  z = z > 20.0 ? 20.0 : z;\n"
+      "  double z2 = z * z;\n"
+      "  double large = 1.0 - 2.0 / (uma_exp_core(2.0 * z) + 1.0);\n"
+      "  double small = z + z * z2 * (-1.0 / 3.0 + z2 * (2.0 / 15.0 + z2 * (-17.0 / 315.0 + "
+      "z2 * (62.0 / 2835.0))));\n"
+      "  return copysignf((float)(z < 0x1p-7 ? small : large), x);\n"
+      "}\n");
+  // erf: the alternating series below 2; from 2 on 1 - erfc, erfc by the continued fraction
+  // e^-x^2 / sqrt(pi) * 2x / (2x^2 + 1 - 1*2 / (2x^2 + 5 - 3*4 / (2x^2 + 9 - ...))); 1 in
+  // float from 4 on.
+  std::string series;
+  long double term = 1;  // 1 / n!
+  std::vector<double> coefficients;
+  for (int n = 0; n < kErfSeriesTerms; ++n) {
+    if (n > 0) term /= n;
+    coefficients.push_back(static_cast<double>((n % 2 ? -term : term) / (2 * n + 1)));
+  }
+  series += fmt::format("  double s = {:.17g};\n", coefficients.back());
+  for (int n = kErfSeriesTerms - 2; n >= 0; --n)
+    series += fmt::format("  s = s * z2 + {:.17g};\n", coefficients[n]);
+  std::string fraction = fmt::format("  double t = w + {}.0;\n", 1 + 4 * kErfcFractionDepth);
+  for (int k = kErfcFractionDepth; k >= 1; --k)
+    fraction += fmt::format("  t = w + {}.0 - {}.0 / t;\n", 1 + 4 * (k - 1), (2 * k - 1) * (2 * k));
+  add("uma_erff", {"uma_exp_core"},
+      "static inline float uma_erff(float x) {\n"
+      "  double z = fabs((double)x);\n"
+      "  z = z > 4.0 ? 4.0 : z;\n"
+      "  double z2 = z * z, w = 2.0 * z2;\n" +
+          series + fraction +
+          "  double erfc = uma_exp_core(-z2) * 1.1283791670955126 * z / t;\n"
+          "  double y = z < 2.0 ? 1.1283791670955126 * z * s : 1.0 - erfc;\n"
+          "  return copysignf((float)y, x);\n"
+          "}\n");
+}
 
 // Every helper, in an order where callees come before callers.
 std::vector<Helper> make_helpers() {
@@ -108,6 +190,7 @@ std::vector<Helper> make_helpers() {
         fmt::format("static inline {0} uma_rsqrt_{1}({0} x) {{ return 1 / sqrt{2}(x); }}\n", type,
                     suffix, f));
   }
+  add_vector_math(add);
   // min/max as std::min/std::max: a NaN in the first operand propagates (relu of NaN is NaN).
   for (auto [suffix, type] : kOrderedTypes) {
     add(fmt::format("uma_min_{}", suffix), {},

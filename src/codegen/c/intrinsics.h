@@ -29,6 +29,9 @@ struct Intrinsic {
   std::size_t num_args;
   IntrinsicForm form;
   IntrinsicArgs takes;
+  // The generator's vectorizable helper for f32 (and f16/bf16, computed in float), used
+  // unless CCodegenOptions::precise_math asks for libm; empty when there is none.
+  std::string_view vector_f32 = {};
 };
 
 // The intrinsic of that name, or nullptr. "round" rounds half to even (C's nearbyint in
@@ -37,6 +40,8 @@ struct Intrinsic {
 // real result toward zero (1 and -1 keep their powers, every other base gives 0). "truncdiv"
 // divides integers truncating toward zero, as C's `/` does, but is defined everywhere: the
 // least value divided by -1 wraps to itself and a division by zero gives 0.
+// "fma" is a * b + c rounded once (C's fma), whatever the target: where the CPU has
+// FMA the C compiler makes it one instruction, elsewhere libm computes it exactly.
 const Intrinsic* find_intrinsic(std::string_view name);
 
 }  // namespace uma::codegen

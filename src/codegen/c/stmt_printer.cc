@@ -1,6 +1,8 @@
 // Statements of the loop IR as C statements, and the function around them.
 #include <fmt/format.h>
 
+#include <optional>
+
 #include "c_types.h"
 #include "function_printer.h"
 #include "uma/tir/functor.h"
@@ -31,6 +33,104 @@ class ReadsBuffer : public Visitor {
 
  private:
   const VarNode* data_;
+};
+
+// Whether every read of `data`'s buffer in an expression is of the elements a store at
+// `indices` writes, lane for lane, as `acc[ramp] = acc[ramp] + ...` reads: then each lane
+// reads only what it writes itself. An extern call could read anything.
+class ReadsOnlyItsOwnLane : public Visitor {
+ public:
+  ReadsOnlyItsOwnLane(const VarNode* data, DType dtype, const std::vector<Expr>& indices)
+      : data_(data), dtype_(dtype), indices_(indices) {}
+  bool ok = true;
+  using Visitor::visit;
+
+ protected:
+  void visit(const LoadNode& op) override {
+    if (op.buffer->data.as<VarNode>() != data_) return Visitor::visit(op);
+    ok &= op.buffer->dtype == dtype_ && op.indices.size() == indices_.size();
+    for (std::size_t k = 0; ok && k < indices_.size(); ++k) ok &= equal(op.indices[k], indices_[k]);
+  }
+  void visit(const CallNode& op) override {
+    if (op.call_kind == CallNode::CallKind::kExtern) ok = false;
+    Visitor::visit(op);
+  }
+
+ private:
+  const VarNode* data_;
+  DType dtype_;
+  const std::vector<Expr>& indices_;
+};
+
+// Whether the lanes of a store at `indices` into a dense buffer write distinct elements:
+// one index is a ramp of nonzero constant stride, the others are scalars.
+bool lanes_write_distinct_elements(const Buffer& buffer, const std::vector<Expr>& indices) {
+  if (!buffer->strides.empty()) return false;
+  int ramps = 0;
+  for (const Expr& index : indices) {
+    if (index.type().lanes == 1) continue;
+    const auto* ramp = index.as<RampNode>();
+    std::optional<std::int64_t> stride = ramp ? as_const_int(ramp->stride) : std::nullopt;
+    if (!stride || *stride == 0) return false;
+    ++ramps;
+  }
+  return ramps == 1;
+}
+
+bool has_parallel_loop(const Stmt& s) {
+  bool found = false;
+  pre_order_visit(s, [&](const ExprNode*, const StmtNode* node) {
+    found |= node != nullptr && node->kind == StmtKind::For &&
+             static_cast<const ForNode*>(node)->for_kind == ForKind::kParallel;
+  });
+  return found;
+}
+
+bool has_extern_call(const Stmt& s) {
+  bool found = false;
+  pre_order_visit(s, [&](const ExprNode* e, const StmtNode*) {
+    found |= e != nullptr && e->kind == ExprKind::Call &&
+             static_cast<const CallNode*>(e)->call_kind == CallNode::CallKind::kExtern;
+  });
+  return found;
+}
+
+// Whether a function body can run as one `omp parallel` region: its parallel loops (two
+// or more, else `omp parallel for` is the same) are reached through sequences, blocks and
+// lets only, and no extern call runs outside them (a driver call stays outside any
+// parallel region, as it is outside parallel loops).
+class OneRegion {
+ public:
+  explicit OneRegion(const Stmt& body) { visit(body); }
+  bool applies() const { return ok_ && parallel_loops_ >= 2; }
+
+ private:
+  void visit(const Stmt& s) {
+    switch (s.kind()) {
+      case StmtKind::Seq:
+        for (const Stmt& child : s.as<SeqNode>()->stmts) visit(child);
+        return;
+      case StmtKind::Block:
+        return visit(s.as<BlockNode>()->body);
+      case StmtKind::LetStmt: {
+        const auto& op = *s.as<LetStmtNode>();
+        ok_ &= !has_extern_call(EvaluateNode::make(op.value));
+        return visit(op.body);
+      }
+      case StmtKind::For:
+        if (s.as<ForNode>()->for_kind == ForKind::kParallel) {
+          ++parallel_loops_;
+          return;
+        }
+        break;
+      default:
+        break;
+    }
+    ok_ &= !has_parallel_loop(s) && !has_extern_call(s);
+  }
+
+  bool ok_ = true;
+  int parallel_loops_ = 0;
 };
 
 std::string join(const std::vector<std::string>& parts) {
@@ -81,7 +181,19 @@ Status FunctionPrinter::print(CodeWriter& out) {
     args.push_back(fmt::format("({}*)args[{}]", type, k));
   }
   CodeWriter body(1);
-  if (func_.body.defined()) stmt(func_.body, body);
+  if (func_.body.defined()) {
+    // One team of threads for the whole function rather than one per parallel loop.
+    if (unit_.options.openmp && OneRegion(func_.body).applies()) {
+      body.line("#pragma omp parallel");
+      body.open("");
+      region_top_ = in_parallel_ = true;
+      stmt(func_.body, body);
+      region_top_ = in_parallel_ = false;
+      body.close();
+    } else {
+      stmt(func_.body, body);
+    }
+  }
   if (error_) return *error_;
 
   out.line(fmt::format("// {}", comment_text(func_.name)));
@@ -100,6 +212,16 @@ Status FunctionPrinter::print(CodeWriter& out) {
 }
 
 void FunctionPrinter::stmt(const Stmt& s, CodeWriter& out) {
+  if (region_top_ && s.kind() == StmtKind::Seq) return region_sequence(*s.as<SeqNode>(), out);
+  if (region_top_ && !has_parallel_loop(s)) {
+    out.line("#pragma omp single");
+    out.open("");
+    region_top_ = false;
+    stmt(s, out);
+    region_top_ = true;
+    out.close();
+    return;
+  }
   switch (s.kind()) {
     case StmtKind::LetStmt:
       return let_stmt(*s.as<LetStmtNode>(), out);
@@ -121,6 +243,22 @@ void FunctionPrinter::stmt(const Stmt& s, CodeWriter& out) {
   }
 }
 
+void FunctionPrinter::region_sequence(const SeqNode& op, CodeWriter& out) {
+  const std::vector<Stmt>& stmts = op.stmts;
+  for (std::size_t k = 0; k < stmts.size();) {
+    if (has_parallel_loop(stmts[k])) {
+      stmt(stmts[k++], out);
+      continue;
+    }
+    out.line("#pragma omp single");
+    out.open("");
+    region_top_ = false;
+    while (k < stmts.size() && !has_parallel_loop(stmts[k])) stmt(stmts[k++], out);
+    region_top_ = true;
+    out.close();
+  }
+}
+
 void FunctionPrinter::for_loop(const ForNode& op, CodeWriter& out) {
   auto min = as_const_int(op.min), extent = as_const_int(op.extent);
   std::string begin = text(op.min), end;
@@ -132,8 +270,10 @@ void FunctionPrinter::for_loop(const ForNode& op, CodeWriter& out) {
     end = operand(op.min + op.extent, kRelational + 1);
   flush_prelude(out);
 
+  bool region_loop = region_top_ && op.for_kind == ForKind::kParallel;
   bool parallel = op.for_kind == ForKind::kParallel && unit_.options.openmp && !in_parallel_;
   if (parallel) out.line("#pragma omp parallel for");
+  if (region_loop) out.line("#pragma omp for");
   if (op.for_kind == ForKind::kVectorized) out.line("#pragma GCC ivdep");
   if (op.for_kind == ForKind::kUnrolled && extent && *extent > 0 && *extent <= kMaxUnroll)
     out.line(fmt::format("#pragma GCC unroll {}", *extent));
@@ -142,7 +282,9 @@ void FunctionPrinter::for_loop(const ForNode& op, CodeWriter& out) {
   out.open(fmt::format("for ({} {} = {}; {} < {}; ++{})", c_type(op.var.type()), name, begin, name,
                        end, name));
   if (parallel) in_parallel_ = true;
+  region_top_ = false;
   stmt(op.body, out);
+  region_top_ = region_loop;
   if (parallel) in_parallel_ = false;
   out.close();
   unbind(op.var);
@@ -188,13 +330,20 @@ void FunctionPrinter::store(const StoreNode& op, CodeWriter& out) {
 
 // A vector store, one lane per iteration of a loop the C compiler vectorizes. When the
 // value may read the buffer being stored to, all lanes are computed before any is stored,
-// as a vector store would.
+// as a vector store would; unless each lane reads only the element it writes (an
+// accumulator's `acc[ramp] = acc[ramp] + ...`), where storing lane by lane is the same.
 void FunctionPrinter::vector_store(const StoreNode& op, CodeWriter& out) {
   if (!find_buffer(op.buffer, "written")) return;
   std::uint16_t lanes = op.value.type().lanes;
-  ReadsBuffer reads(op.buffer->data.as<VarNode>());
-  reads.visit(op.value);
+  const auto* data = op.buffer->data.as<VarNode>();
+  ReadsBuffer reads(data);
   for (const Expr& index : op.indices) reads.visit(index);
+  if (!reads.found) {
+    ReadsOnlyItsOwnLane own_lane(data, op.buffer->dtype, op.indices);
+    own_lane.visit(op.value);
+    if (!own_lane.ok || !lanes_write_distinct_elements(op.buffer, op.indices))
+      reads.visit(op.value);
+  }
 
   in_lane_ = true;
   std::string offset_text = offset(op.buffer, op.indices).text;

@@ -7,7 +7,11 @@
 // provably touch disjoint elements: every store in it to a buffer allocated outside it, and
 // every load of such a buffer, has the loop's variable itself as the index of one
 // dimension, the same for all of them. A block with a parallel loop already, or whose loop
-// this cannot prove independent, is left as it is. Blocks inside blocks are not visited.
+// this cannot prove independent, or with less work than the threshold (the elements its
+// stores write, each as often as its loops repeat it), is left as it is. Blocks inside
+// blocks are not visited.
+#include <algorithm>
+#include <limits>
 #include <optional>
 #include <unordered_map>
 
@@ -65,12 +69,56 @@ bool iterations_independent(const ForNode& loop) {
   return ok;
 }
 
+// How many times the stores in `s` run, saturating; a loop of unknown extent counts as
+// large.
+std::int64_t store_count(const Stmt& s) {
+  constexpr std::int64_t kLarge = std::numeric_limits<std::int64_t>::max();
+  auto saturating_add = [](std::int64_t a, std::int64_t b) {
+    std::int64_t sum = 0;
+    return __builtin_add_overflow(a, b, &sum) ? kLarge : sum;
+  };
+  switch (s.kind()) {
+    case StmtKind::Store:
+      return 1;
+    case StmtKind::For: {
+      const auto& loop = *s.as<ForNode>();
+      std::int64_t body = store_count(loop.body), product = 0;
+      std::optional<std::int64_t> extent = as_const_int(loop.extent);
+      if (!extent) return body == 0 ? 0 : kLarge;
+      return __builtin_mul_overflow(body, std::max<std::int64_t>(*extent, 0), &product) ? kLarge
+                                                                                        : product;
+    }
+    case StmtKind::Seq: {
+      std::int64_t total = 0;
+      for (const Stmt& child : s.as<SeqNode>()->stmts)
+        total = saturating_add(total, store_count(child));
+      return total;
+    }
+    case StmtKind::IfThenElse: {
+      const auto& op = *s.as<IfThenElseNode>();
+      return saturating_add(store_count(op.then_case),
+                            op.else_case.defined() ? store_count(op.else_case) : 0);
+    }
+    case StmtKind::LetStmt:
+      return store_count(s.as<LetStmtNode>()->body);
+    case StmtKind::Allocate:
+      return store_count(s.as<AllocateNode>()->body);
+    case StmtKind::Block:
+      return store_count(s.as<BlockNode>()->body);
+    case StmtKind::Evaluate:
+      return 0;
+  }
+  return 0;
+}
+
 class ParallelizeBlocks : public Mutator {
  public:
+  explicit ParallelizeBlocks(std::int64_t min_work) : min_work_(min_work) {}
   using Mutator::mutate;
 
  protected:
   Stmt mutate(const BlockNode& op, const Stmt& self) override {
+    if (store_count(op.body) < min_work_) return self;
     Stmt body = parallelize(op.body);
     if (body.same_as(op.body)) return self;
     return BlockNode::make(op.name, op.reads, op.writes, body, op.attrs);
@@ -90,13 +138,15 @@ class ParallelizeBlocks : public Mutator {
     if (!iterations_independent(*loop)) return s;
     return ForNode::make(loop->var, loop->min, loop->extent, ForKind::kParallel, loop->body);
   }
+
+  std::int64_t min_work_;
 };
 
 }  // namespace
 
-FuncPass parallelize_blocks_pass() {
-  return {"parallelize-blocks", [](const PrimFunc& func) -> Expected<PrimFunc> {
-            Stmt body = ParallelizeBlocks().mutate(func.body);
+FuncPass parallelize_blocks_pass(std::int64_t min_work) {
+  return {"parallelize-blocks", [min_work](const PrimFunc& func) -> Expected<PrimFunc> {
+            Stmt body = ParallelizeBlocks(min_work).mutate(func.body);
             if (body.same_as(func.body)) return func;
             PrimFunc out = func;
             out.body = std::move(body);

@@ -12,7 +12,7 @@ TirPipeline core_tir_pipeline(const TirPipelineConfig& config) {
   pipeline[0] = {};
   // TIR_PHASE_1: buffers flattened and indices simplified. Loops are parallelized first,
   // while buffers still have their dimensions.
-  if (config.parallel) pipeline[1].push_back(parallelize_blocks_pass());
+  if (config.parallel) pipeline[1].push_back(parallelize_blocks_pass(config.min_parallel_work));
   pipeline[1].push_back(flatten_buffers_pass());
   pipeline[1].push_back(simplify_pass());
   // TIR_PHASE_2: loop transforms. The copies unroll makes are simplified before storage

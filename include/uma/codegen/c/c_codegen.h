@@ -32,7 +32,12 @@
 // Numerics: integer Div/Mod are floor division/modulo (helpers, or C's / and % where both
 // operands are provably non-negative); f16/bf16 buffers hold raw 16-bit patterns and are
 // computed in float, rounded when stored or cast; vector expressions (Ramp, Broadcast) are
-// emitted lane by lane in a loop the C compiler vectorizes.
+// emitted lane by lane in a loop the C compiler vectorizes; f32 exp, sigmoid, tanh and erf
+// call vectorizable helpers within 2 ulp (see precise_math).
+//
+// Threads: with `openmp`, a function whose parallel loops all sit at its top level runs
+// as one `omp parallel` region (`omp for` loops, `omp single` between them); otherwise each
+// outermost parallel loop is an `omp parallel for`.
 #pragma once
 
 #include <cstddef>
@@ -73,6 +78,12 @@ struct CCodegenOptions {
   bool openmp = false;
   // The largest constant-size allocation, in bytes, that is a local array.
   std::size_t stack_alloc_limit = 16 * 1024;
+  // exp, sigmoid, tanh and erf of f32 (f16, bf16) call libm (expf, ...) instead of the
+  // generator's helpers uma_expf, uma_sigmoidf, uma_tanhf, uma_erff. The helpers are within
+  // 2 ulp of the exact result over the whole float range (NaN, infinities, denormals
+  // included; libm's expf is within 1) and branch-free, so a lane loop around them
+  // vectorizes, which a libm call prevents.
+  bool precise_math = false;
   CCodegenHooks hooks;
 };
 
