@@ -69,8 +69,8 @@ Expected<Path> find_loop(const PrimFunc& func, const LoopRef& loop, std::string_
   });
   if (found.empty())
     return make_error(
-        "{}: loop '{}' is not in function @{}; a split, fuse, tile or replace_with_extern "
-        "removed it",
+        "{}: loop '{}' is not in function @{}; a split, fuse, tile, partition or "
+        "replace_with_extern removed it",
         primitive, var->name, func.name);
   if (found.size() > 1)
     return make_error(
@@ -92,6 +92,31 @@ std::vector<const ForNode*> loops_in(const Stmt& s) {
 
 void record(BlockRemap& remap, const Stmt& old, const Stmt& now) {
   if (!old.same_as(now) && now.kind() == StmtKind::Block) remap[old.get()] = now;
+}
+
+Interval loop_range(const ForNode& loop, const Bounds& known) {
+  Interval lo = bounds_of(loop.min, known), count = bounds_of(loop.extent, known);
+  if (!lo.has_lower()) return Interval::everything();
+  if (!lo.has_upper() || !count.has_upper()) return {lo.min, Interval::kPosInf};
+  return {lo.min, (Interval::point(lo.max) + Interval::point(count.max - 1)).max};
+}
+
+Bounds loop_bounds(const Path& path) {
+  Bounds known;
+  for (std::size_t i = 0; i + 1 < path.size(); ++i)
+    if (const auto* loop = path[i].as<ForNode>())
+      known[loop->var.as<VarNode>()] = loop_range(*loop, known);
+  return known;
+}
+
+Stmt BoundedMutator::mutate(const ForNode& op, const Stmt& self) {
+  const auto* var = op.var.as<VarNode>();
+  known_[var] = loop_range(op, known_);
+  Stmt out = TrackingMutator::mutate(op, self);
+  // A loop's variable is bound once in a function (the verifier's rule), so its range
+  // needs no restoring, only forgetting.
+  known_.erase(var);
+  return out;
 }
 
 Stmt TrackingMutator::mutate(const BlockNode& op, const Stmt& self) {
@@ -226,6 +251,16 @@ std::optional<std::string> reduction_store(const ForNode& loop) {
     bool indexed = std::any_of(store->indices.begin(), store->indices.end(),
                                [&](const Expr& index) { return uses(index, loop.var); });
     if (!indexed) found = store->buffer->name;
+  });
+  return found;
+}
+
+bool allocates(const Stmt& s, const Buffer& buffer) {
+  bool found = false;
+  walk(s, [&](const Path& path) {
+    const auto* alloc = path.back().as<AllocateNode>();
+    found |= alloc != nullptr && alloc->buffer == buffer;
+    return !found;
   });
   return found;
 }

@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "uma/tir/functor.h"
+#include "uma/tir/interval.h"
 #include "uma/tir/schedule.h"
 
 namespace uma::tir::sched {
@@ -57,6 +58,28 @@ class TrackingMutator : public Mutator {
   BlockRemap& remap_;
 };
 
+// The values a loop's variable takes, as far as the bounds of its min and extent under
+// `known` tell (everything when they tell nothing).
+Interval loop_range(const ForNode& loop, const Bounds& known);
+// The ranges of the variables of the loops on `path`, leaving out its last statement.
+Bounds loop_bounds(const Path& path);
+
+// A TrackingMutator that knows, while it rewrites a loop's body, the range of the variable
+// of every loop around (from `known` outward, loop_range inward).
+class BoundedMutator : public TrackingMutator {
+ public:
+  BoundedMutator(BlockRemap& remap, Bounds known)
+      : TrackingMutator(remap), known_(std::move(known)) {}
+  using TrackingMutator::mutate;
+
+ protected:
+  Stmt mutate(const ForNode& op, const Stmt& self) override;
+  const Bounds& known() const { return known_; }
+
+ private:
+  Bounds known_;
+};
+
 // Records that `old` (a block) was rebuilt as `now`, when `now` is a block (a block that a
 // primitive wraps or replaces is recorded by that primitive).
 void record(BlockRemap& remap, const Stmt& old, const Stmt& now);
@@ -89,6 +112,9 @@ bool uses(const Expr& e, const Var& var);
 // the loop's variable, leaving out buffers allocated inside the loop: a reduction, whose
 // iterations must not run at once.
 std::optional<std::string> reduction_store(const ForNode& loop);
+
+// Whether `s` holds an allocation of `buffer`.
+bool allocates(const Stmt& s, const Buffer& buffer);
 
 // Every buffer a statement loads, stores or takes the address of, in order of first use,
 // leaving out buffers allocated inside it.
