@@ -109,6 +109,33 @@ inline PrimFunc conv2d(const ConvShape& sh, bool pad_block = false) {
   return func;
 }
 
+// The same convolution (no padding block) as a reduction block: iteration variables bound
+// to the loops, the zeroing of `out` as the block's init, and a perfect nest of the seven
+// loops around the update.
+inline PrimFunc conv2d_reduction(const ConvShape& sh) {
+  PrimFunc func = conv2d(sh);
+  const auto* block = func.body.as<BlockNode>();
+  std::vector<const ForNode*> loops;
+  for (Stmt s = block->body; const auto* op = s.as<ForNode>(); s = op->body) {
+    loops.push_back(op);
+    if (const auto* seq = op->body.as<SeqNode>()) {
+      for (Stmt r = seq->stmts[1]; const auto* red = r.as<ForNode>(); r = red->body)
+        loops.push_back(red);
+      break;
+    }
+  }
+  const auto* seq = loops[3]->body.as<SeqNode>();
+  std::vector<IterVar> iters;
+  for (std::size_t d = 0; d < loops.size(); ++d)
+    iters.push_back({loops[d]->var.as<VarNode>()->name, loops[d]->extent,
+                     d < 4 ? IterKind::kSpatial : IterKind::kReduce, loops[d]->var});
+  Stmt nest = loops[6]->body;
+  for (std::size_t d = loops.size(); d-- > 0;) nest = loop(loops[d]->var, loops[d]->extent, nest);
+  func.body = BlockNode::make(block->name, block->reads, block->writes, nest, block->attrs,
+                              std::move(iters), seq->stmts[0]);
+  return func;
+}
+
 inline std::vector<float> random_data(std::size_t size, unsigned seed) {
   std::mt19937 gen(seed);
   std::uniform_real_distribution<float> dist(-1.0f, 1.0f);

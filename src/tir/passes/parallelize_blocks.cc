@@ -73,7 +73,7 @@ class ParallelizeBlocks : public Mutator {
   Stmt mutate(const BlockNode& op, const Stmt& self) override {
     Stmt body = parallelize(op.body);
     if (body.same_as(op.body)) return self;
-    return BlockNode::make(op.name, op.reads, op.writes, body, op.attrs);
+    return BlockNode::make(op.name, op.reads, op.writes, body, op.attrs, op.iter_vars, op.init);
   }
 
  private:

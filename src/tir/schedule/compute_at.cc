@@ -307,7 +307,7 @@ Status Schedule::compute_at(const BlockRef& block, const LoopRef& loop) {
   }
 
   sched::BlockRemap remap;
-  Stmt moved = BlockNode::make(p->name, p->reads, p->writes, body, p->attrs);
+  Stmt moved = BlockNode::make(p->name, p->reads, p->writes, body, p->attrs, p->iter_vars, p->init);
   sched::record(remap, producer, moved);
   Stmt root = MoveProducer(remap, producer.get(), l, moved).mutate(func_.body);
   commit(root, remap);

@@ -212,6 +212,24 @@ Stmt replace(const Stmt& root, const StmtNode* old, Stmt now, BlockRemap& remap)
   return Replace(remap, old, std::move(now)).run(root);
 }
 
+Stmt replace_loop(const Stmt& root, const Path& path, Stmt now,
+                  const std::unordered_map<const VarNode*, Expr>& map, BlockRemap& remap) {
+  const StmtNode* loop = path.back().get();
+  for (std::size_t d = path.size() - 1; d-- > 0;) {
+    const auto* block = path[d].as<BlockNode>();
+    if (block == nullptr) continue;
+    if (block->iter_vars.empty() && !block->init.defined()) break;
+    std::vector<IterVar> iters = block->iter_vars;
+    for (IterVar& iv : iters) iv.binding = tir::substitute(iv.binding, map);
+    Stmt rebuilt = BlockNode::make(block->name, block->reads, block->writes,
+                                   replace(block->body, loop, std::move(now), remap), block->attrs,
+                                   std::move(iters), tir::substitute(block->init, map));
+    record(remap, path[d], rebuilt);
+    return replace(root, block, rebuilt, remap);
+  }
+  return replace(root, loop, std::move(now), remap);
+}
+
 Stmt substitute(const Stmt& s, const std::unordered_map<const VarNode*, Expr>& map,
                 BlockRemap& remap) {
   return map.empty() ? s : Substitute(remap, map).mutate(s);

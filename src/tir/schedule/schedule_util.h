@@ -87,6 +87,12 @@ void record(BlockRemap& remap, const Stmt& old, const Stmt& now);
 // `root` with the statement `old` (by identity) replaced by `now`.
 Stmt replace(const Stmt& root, const StmtNode* old, Stmt now, BlockRemap& remap);
 
+// `root` with the loop at the end of `path` replaced by `now`, where `map` gives the old
+// loop variables in terms of the new loops' (split, fuse): the innermost block around the
+// loop gets its iteration bindings and init rewritten by `map` too.
+Stmt replace_loop(const Stmt& root, const Path& path, Stmt now,
+                  const std::unordered_map<const VarNode*, Expr>& map, BlockRemap& remap);
+
 // `s` with variables replaced (by identity), recording the blocks rebuilt.
 Stmt substitute(const Stmt& s, const std::unordered_map<const VarNode*, Expr>& map,
                 BlockRemap& remap);
