@@ -19,7 +19,41 @@ Buffer padded_input(const PrimFunc& func) { return func.body.as<AllocateNode>()-
 TEST(TirSchedulePad, Golden) {
   Schedule sch(conv2d(kSmall, /*pad_block=*/true));
   UMA_SCHED_ASSIGN(Buffer xp, sch.pad(padded_input(sch.func()), {0, 1, 0, 3}));
-  EXPECT_EQ(to_string(sch.func()), R"(PAD_GOLDEN)");
+  EXPECT_EQ(to_string(sch.func()),
+            R"(func @conv(%x: f32[1, 2, 3, 3], %w: f32[3, 2, 3, 3]) -> (%out: f32[1, 3, 3, 3]) {
+  allocate %xp: f32[1, 3, 5, 8] {
+    block pad(reads: %x; writes: %xp) {
+      for (pn, 0, 1) {
+        for (pc, 0, 2) {
+          for (ph, 0, 5) {
+            for (pw, 0, 5) {
+              %xp[pn, pc, ph, pw] = select(ph >= 1 && ph < 4 && pw >= 1 && pw < 4, %x[pn, pc, ph - 1, pw - 1], 0.0f)
+            }
+          }
+        }
+      }
+    }
+    block conv2d_nchw(reads: %xp, %w; writes: %out) {
+      for (n, 0, 1) {
+        for (k, 0, 3) {
+          for (p, 0, 3) {
+            for (q, 0, 3) {
+              %out[n, k, p, q] = 0.0f
+              for (c, 0, 2) {
+                for (r, 0, 3) {
+                  for (s, 0, 3) {
+                    %out[n, k, p, q] = %out[n, k, p, q] + %xp[n, c, p + r, q + s] * %w[k, c, r, s]
+                  }
+                }
+              }
+            }
+          }
+        }
+      }
+    }
+  }
+}
+)");
   expect_ok(verify(sch.func()));
   EXPECT_TRUE(xp == padded_input(sch.func()));
 }
@@ -54,7 +88,41 @@ TEST(TirScheduleTransformLayout, IntermediateToChannelsLast) {
   Var w = VarNode::make("w");
   UMA_SCHED_ASSIGN(Buffer xp,
                    sch.transform_layout(padded_input(sch.func()), {{n, c, h, w}, {n, h, w, c}}));
-  EXPECT_EQ(to_string(sch.func()), R"(NHWC_GOLDEN)");
+  EXPECT_EQ(to_string(sch.func()),
+            R"(func @conv(%x: f32[1, 2, 3, 3], %w: f32[3, 2, 3, 3]) -> (%out: f32[1, 3, 3, 3]) {
+  allocate %xp: f32[1, 5, 5, 2] {
+    block pad(reads: %x; writes: %xp) {
+      for (pn, 0, 1) {
+        for (pc, 0, 2) {
+          for (ph, 0, 5) {
+            for (pw, 0, 5) {
+              %xp[pn, ph, pw, pc] = select(ph >= 1 && ph < 4 && pw >= 1 && pw < 4, %x[pn, pc, ph - 1, pw - 1], 0.0f)
+            }
+          }
+        }
+      }
+    }
+    block conv2d_nchw(reads: %xp, %w; writes: %out) {
+      for (n, 0, 1) {
+        for (k, 0, 3) {
+          for (p, 0, 3) {
+            for (q, 0, 3) {
+              %out[n, k, p, q] = 0.0f
+              for (c, 0, 2) {
+                for (r, 0, 3) {
+                  for (s, 0, 3) {
+                    %out[n, k, p, q] = %out[n, k, p, q] + %xp[n, p + r, q + s, c] * %w[k, c, r, s]
+                  }
+                }
+              }
+            }
+          }
+        }
+      }
+    }
+  }
+}
+)");
   expect_ok(verify(sch.func()));
   EXPECT_TRUE(xp == padded_input(sch.func()));
   // An intermediate leaves the calling convention alone.
@@ -72,7 +140,22 @@ TEST(TirScheduleTransformLayout, SplitIndicesSimplify) {
   Var r = VarNode::make("r"), col = VarNode::make("col");
   UMA_SCHED_ASSIGN(Buffer out,
                    sch.transform_layout(sch.func().params[2], {{r, col}, {col / 4, r, col % 4}}));
-  EXPECT_EQ(to_string(sch.func()), R"(SPLIT_GOLDEN)");
+  EXPECT_EQ(
+      to_string(sch.func()),
+      R"IR(func @scale_add(%a: f32[2, 10], %b: f32[2, 10]) -> (%out: f32[3, 2, 4]) attributes {"layout_transform.out" = ["(r, col) -> (col / 4, r, col % 4)"]} {
+  block scale_add(reads: %a, %b; writes: %out) {
+    for (i, 0, 2) {
+      for (j_outer, 0, 3) {
+        for (j_inner, 0, 4) {
+          if (j_outer * 4 + j_inner < 10) {
+            %out[j_outer, i, j_inner] = %a[i, j_outer * 4 + j_inner] * 2.0f + %b[i, j_outer * 4 + j_inner]
+          }
+        }
+      }
+    }
+  }
+}
+)IR");
   expect_ok(verify(sch.func()));
   EXPECT_TRUE(out == sch.func().params[2]);
 }
@@ -124,7 +207,31 @@ TEST(TirScheduleTransformLayout, BlockedWeightsParameter) {
   Var s = VarNode::make("s");
   IndexMap blocked{{o, i, r, s}, {o / 2, r, s, i, o % 2}};
   UMA_SCHED_ASSIGN(Buffer packed, sch.transform_layout(sch.func().params[1], blocked));
-  EXPECT_EQ(to_string(sch.func()), R"(WEIGHTS_GOLDEN)");
+  EXPECT_EQ(
+      to_string(sch.func()),
+      R"IR(func @conv(%x: f32[1, 2, 3, 3], %w: f32[2, 3, 3, 2, 2]) -> (%out: f32[1, 3, 3, 3]) attributes {"layout_transform.w" = ["(o, i, r, s) -> (o / 2, r, s, i, o % 2)"]} {
+  block conv2d_nchw(reads: %x, %w; writes: %out) {
+    for (n, 0, 1) {
+      for (k, 0, 3) {
+        for (p, 0, 3) {
+          for (q, 0, 3) {
+            %out[n, k, p, q] = 0.0f
+            for (c, 0, 2) {
+              for (r, 0, 3) {
+                for (s, 0, 3) {
+                  if (p + r - 1 >= 0 && p + r - 1 < 3 && q + s - 1 >= 0 && q + s - 1 < 3) {
+                    %out[n, k, p, q] = %out[n, k, p, q] + %x[n, c, p + r - 1, q + s - 1] * %w[k / 2, r, s, c, k % 2]
+                  }
+                }
+              }
+            }
+          }
+        }
+      }
+    }
+  }
+}
+)IR");
   expect_ok(verify(sch.func()));
   EXPECT_TRUE(packed == sch.func().params[1]);
 }

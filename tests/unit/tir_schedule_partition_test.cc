@@ -15,7 +15,26 @@ TEST(TirSchedulePartition, MainPartWithoutTheSplitGuard) {
   UMA_SCHED_ASSIGN(auto loops, sch.get_loops(block));
   UMA_SCHED_ASSIGN(auto j, sch.split(loops[1], 4));
   UMA_SCHED_ASSIGN(auto parts, sch.partition(j[0], Expr(10 / 4)));
-  EXPECT_EQ(to_string(sch.func()), R"(MAIN_GOLDEN)");
+  EXPECT_EQ(to_string(sch.func()),
+            R"(func @scale_add(%a: f32[3, 10], %b: f32[3, 10]) -> (%out: f32[3, 10]) {
+  block scale_add(reads: %a, %b; writes: %out) {
+    for (i, 0, 3) {
+      for (j_outer_main, 0, 2) {
+        for (j_inner, 0, 4) {
+          %out[i, j_outer_main * 4 + j_inner] = %a[i, j_outer_main * 4 + j_inner] * 2.0f + %b[i, j_outer_main * 4 + j_inner]
+        }
+      }
+      for (j_outer_tail, 2, 1) {
+        for (j_inner_1, 0, 4) {
+          if (j_outer_tail * 4 + j_inner_1 < 10) {
+            %out[i, j_outer_tail * 4 + j_inner_1] = %a[i, j_outer_tail * 4 + j_inner_1] * 2.0f + %b[i, j_outer_tail * 4 + j_inner_1]
+          }
+        }
+      }
+    }
+  }
+}
+)");
   expect_ok(verify(sch.func()));
   // The main part keeps the inner loop's handle; both parts can be scheduled on.
   expect_ok(sch.vectorize(j[1]));
@@ -43,7 +62,23 @@ TEST(TirSchedulePartition, BlocksInTheLoopAreCopied) {
   Schedule sch(func);
   UMA_SCHED_ASSIGN(BlockRef row, sch.get_block("row"));
   UMA_SCHED_ASSIGN(auto parts, sch.partition(LoopRef{i}, Expr(4)));
-  EXPECT_EQ(to_string(sch.func()), R"(COPY_GOLDEN)");
+  EXPECT_EQ(to_string(sch.func()), R"(func @rows(%a: f32[5, 3]) -> (%out: f32[5, 3]) {
+  for (i_main, 0, 4) {
+    block row(reads: %a; writes: %out) {
+      for (j, 0, 3) {
+        %out[i_main, j] = %a[i_main, j]
+      }
+    }
+  }
+  for (i_tail, 4, 1) {
+    block row(reads: %a; writes: %out) {
+      for (j_1, 0, 3) {
+        %out[i_tail, j_1] = %a[i_tail, j_1]
+      }
+    }
+  }
+}
+)");
   expect_ok(verify(sch.func()));
   UMA_SCHED_ASSIGN(auto rows, sch.get_blocks("row"));
   ASSERT_EQ(rows.size(), 2u);
@@ -56,6 +91,76 @@ TEST(TirSchedulePartition, BlocksInTheLoopAreCopied) {
   EXPECT_TRUE(main_loops[1].var.same_as(j));
   EXPECT_TRUE(tail_loops[0].var.same_as(parts[1].var));
   EXPECT_FALSE(tail_loops[1].var.same_as(j));
+}
+
+TEST(TirSchedulePartition, ReductionBlockIsCopiedWithItsLoop) {
+  // A spatial loop: each copy keeps the init, for its own rows.
+  Schedule rows(row_reduce(5, 3));
+  UMA_SCHED_ASSIGN(BlockRef block, rows.get_block("row_sum"));
+  UMA_SCHED_ASSIGN(auto loops, rows.get_loops(block));
+  UMA_SCHED_ASSIGN(auto parts, rows.partition(loops[0], Expr(4)));
+  (void)parts;
+  EXPECT_EQ(to_string(rows.func()),
+            R"(func @row_reduce(%a: f32[5, 3], %b: f32[5]) -> (%out: f32[5]) {
+  block row_sum(reads: %a, %b; writes: %out) iters {i: spatial(5) = i_main, j: reduce(3) = j} {
+    init {
+      %out[i_main] = %b[i_main]
+    }
+    for (i_main, 0, 4) {
+      for (j, 0, 3) {
+        %out[i_main] = %out[i_main] + %a[i_main, j]
+      }
+    }
+  }
+  block row_sum(reads: %a, %b; writes: %out) iters {i: spatial(5) = i_tail, j: reduce(3) = j_1} {
+    init {
+      %out[i_tail] = %b[i_tail]
+    }
+    for (i_tail, 4, 1) {
+      for (j_1, 0, 3) {
+        %out[i_tail] = %out[i_tail] + %a[i_tail, j_1]
+      }
+    }
+  }
+}
+)");
+  expect_ok(verify(rows.func()));
+  UMA_SCHED_ASSIGN(auto blocks, rows.get_blocks("row_sum"));
+  ASSERT_EQ(blocks.size(), 2u);
+  EXPECT_TRUE(blocks[0] == block);
+
+  // A reduce loop, once outermost: only the main part, which runs first, starts the sums.
+  Schedule cols(row_reduce(2, 6));
+  UMA_SCHED_ASSIGN(BlockRef col_block, cols.get_block("row_sum"));
+  UMA_SCHED_ASSIGN(auto col_loops, cols.get_loops(col_block));
+  EXPECT_EQ(error_of(cols.partition(col_loops[1], Expr(2))),
+            "partition: loop 'j' is bound to an iteration variable of block 'row_sum' but is not "
+            "the block's whole body; reorder it outermost first");
+  expect_ok(cols.reorder({col_loops[1], col_loops[0]}));
+  UMA_SCHED_ASSIGN(auto col_parts, cols.partition(col_loops[1], Expr(2)));
+  (void)col_parts;
+  EXPECT_EQ(to_string(cols.func()),
+            R"(func @row_reduce(%a: f32[2, 6], %b: f32[2]) -> (%out: f32[2]) {
+  block row_sum(reads: %a, %b; writes: %out) iters {i: spatial(2) = i, j: reduce(6) = j_main} {
+    init {
+      %out[i] = %b[i]
+    }
+    for (j_main, 0, 2) {
+      for (i, 0, 2) {
+        %out[i] = %out[i] + %a[i, j_main]
+      }
+    }
+  }
+  block row_sum(reads: %a, %b; writes: %out) iters {i: spatial(2) = i_1, j: reduce(6) = j_tail} {
+    for (j_tail, 2, 4) {
+      for (i_1, 0, 2) {
+        %out[i_1] = %out[i_1] + %a[i_1, j_tail]
+      }
+    }
+  }
+}
+)");
+  expect_ok(verify(cols.func()));
 }
 
 TEST(TirSchedulePartition, Errors) {
@@ -71,10 +176,10 @@ TEST(TirSchedulePartition, Errors) {
   EXPECT_EQ(
       error_of(sch.partition(loops[1], IntImmNode::make(DataType::scalar(DType::i32), 4) *
                                            IntImmNode::make(DataType::scalar(DType::i32), 1))),
-      "partition: point 4 * 1 of loop 'j' is of type i32, not the loop's i64");
-  // j's bounds do not depend on i, so a point using i is not inside for every i.
-  EXPECT_EQ(error_of(sch.partition(loops[1], loops[0].var + 1)),
-            "partition: point i + 1 is not shown to lie strictly inside loop 'j' [0, 10)");
+      "partition: point 4i32 * 1i32 of loop 'j' is of type i32, not the loop's i64");
+  // A point may depend on the loops around, if it is inside for each of their values.
+  EXPECT_EQ(error_of(sch.partition(loops[1], loops[0].var + 8)),
+            "partition: point i + 8 is not shown to lie strictly inside loop 'j' [0, 10)");
   // A failed partition changes nothing.
   EXPECT_EQ(to_string(sch.func()), to_string(elementwise(3, 10)));
 }

@@ -38,6 +38,26 @@ inline PrimFunc elementwise(std::int64_t rows, std::int64_t cols) {
   return func;
 }
 
+// out[i] = combine(b[i], a[i, 0], ..., a[i, cols - 1]) as a reduction block `row_sum` whose
+// init is out[i] = b[i] (not the identity, which the partials must not repeat).
+inline PrimFunc row_reduce(std::int64_t rows, std::int64_t cols, ExprKind kind = ExprKind::Add) {
+  Buffer a = make_buffer("a", DType::f32, {Expr(rows), Expr(cols)});
+  Buffer b = make_buffer("b", DType::f32, {Expr(rows)});
+  Buffer out = make_buffer("out", DType::f32, {Expr(rows)});
+  Var i = VarNode::make("i"), j = VarNode::make("j");
+  Expr acc = LoadNode::make(out, {i}), value = LoadNode::make(a, {i, j});
+  Expr update = kind == ExprKind::Max ? max(acc, value) : acc + value;
+  PrimFunc func;
+  func.name = "row_reduce";
+  func.params = {a, b, out};
+  func.num_inputs = 2;
+  func.body = BlockNode::make(
+      "row_sum", {a, b}, {out}, loop(i, rows, loop(j, cols, StoreNode::make(out, update, {i}))), {},
+      {{"i", Expr(rows), IterKind::kSpatial, i}, {"j", Expr(cols), IterKind::kReduce, j}},
+      StoreNode::make(out, LoadNode::make(b, {i}), {i}));
+  return func;
+}
+
 struct ConvShape {
   std::int64_t n, c, h, w;  // input
   std::int64_t k, r, s;     // output channels, kernel height and width

@@ -143,7 +143,9 @@ class Schedule {
   // variable, which must be shown to lie strictly inside (min, min + extent). Returns
   // {main, tail}. After split(v, f) with a guard, partition(v_outer, extent / f) gives a
   // main part without the guard and the guarded tail; vectorized loops must keep constant
-  // extents.
+  // extents. A loop bound to iteration variables of its block must be the block's whole
+  // body (reorder it outermost first): the block is copied with it, each copy bound to its
+  // own part; for a reduce loop only the main part's copy keeps the init.
   Expected<std::array<LoopRef, 2>> partition(const LoopRef& loop, const Expr& at);
 
   // ---- Loop kinds ----
@@ -168,6 +170,25 @@ class Schedule {
   // must not be a function output. The producer's loops keep their variables and become
   // serial.
   Status compute_at(const BlockRef& block, const LoopRef& loop);
+
+  // ---- Reductions ----
+
+  // Factors the reduction of `block` over `loop` (one of its loops, bound to reduce
+  // iteration variables only, of constant extent L) into partial results, as in TensorIR:
+  // the block becomes
+  //   allocate %<out>_rf: <out's shape> x [L] in `scope` {
+  //     block <name>_rf: the block's nest, accumulating into %<out>_rf[<out's indices>, v]
+  //       (v the loop's variable, now a spatial iteration variable, so the loop may be
+  //       vectorized); init: the combiner's identity (0, 1, -inf or +inf)
+  //     block <name>: copies of the spatial loops around `for (v, 0, L)` combining the
+  //       partials into %<out>; init: the block's init }
+  // The loop and the block's other loops stay in <name>_rf; the ticket follows <name>.
+  // Returns <name>_rf. With split(k, L) first, rfactor(block, k_inner) gives L vector
+  // partial sums and a lane reduction. An Error unless the block's body has one store,
+  // %out[I] = combine(%out[I], value) with combine +, *, min or max, `value` not reading
+  // %out and I using no reduce loop, inside loops and `if`s that use no spatial loop.
+  Expected<BlockRef> rfactor(const BlockRef& block, const LoopRef& loop,
+                             const std::string& scope = "global");
 
   // ---- Memory scopes ----
 
