@@ -136,10 +136,11 @@ inline PrimFunc conv2d_reduction(const ConvShape& sh) {
   PrimFunc func = conv2d(sh);
   const auto* block = func.body.as<BlockNode>();
   std::vector<const ForNode*> loops;
-  for (Stmt s = block->body; const auto* op = s.as<ForNode>(); s = op->body) {
+  for (const auto* op = block->body.as<ForNode>(); op != nullptr; op = op->body.as<ForNode>()) {
     loops.push_back(op);
     if (const auto* seq = op->body.as<SeqNode>()) {
-      for (Stmt r = seq->stmts[1]; const auto* red = r.as<ForNode>(); r = red->body)
+      for (const auto* red = seq->stmts[1].as<ForNode>(); red != nullptr;
+           red = red->body.as<ForNode>())
         loops.push_back(red);
       break;
     }

@@ -173,6 +173,31 @@ class Schedule {
 
   // ---- Reductions ----
 
+  // Moves the init of `block` (a reduction block) into a new block `<name>_init` placed
+  // right before `loop`, a loop of the block that no loop of a reduce iteration variable
+  // encloses (at the innermost, the first reduce loop). The init runs in copies (variables
+  // `<var>_init`, same ranges and kinds) of the spatial loops of `loop`'s perfect nest,
+  // `loop` included; the new block has the block's spatial iteration variables, bound
+  // through the copies. The block keeps its iteration variables and loses its init.
+  // Returns the init block. An Error when the block has no init, when `loop` is not the
+  // block's own, when a reduce loop encloses it, when a loop under it is bound to both a
+  // spatial and a reduce iteration variable, or when a spatial loop under it is outside
+  // its perfect nest (the init could not run once per point).
+  Expected<BlockRef> decompose_reduction(const BlockRef& block, const LoopRef& loop);
+
+  // Moves `block` (a consumer) to the end of `loop`'s body (a loop of its producer) and
+  // shrinks its loops to the region of the buffer it reads that one iteration of the loop
+  // writes (clamped to what the consumer computed before): an epilogue computed as soon as
+  // a reduction finishes each output point or tile. Supported: a consumer that writes one
+  // buffer in a pointwise nest and reads the loop's buffer at the indices it writes, after
+  // the loop in one sequence, with nothing between them using either buffer; a loop whose
+  // stores of the buffer are bounded by monotonic arithmetic of its inner loops, in a
+  // region of constant size that every iteration of the loop, and of the loops around it
+  // that are not around the consumer, moves past (so that no later iteration writes it
+  // again: the loop must not be inside a reduction's loops). The consumer's loops keep
+  // their variables and become serial.
+  Status reverse_compute_at(const BlockRef& block, const LoopRef& loop);
+
   // Factors the reduction of `block` over `loop` (one of its loops, bound to reduce
   // iteration variables only, of constant extent L) into partial results, as in TensorIR:
   // the block becomes

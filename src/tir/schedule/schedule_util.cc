@@ -191,6 +191,42 @@ class ReplaceBuffer final : public TrackingMutator {
   const Buffer& now_;
 };
 
+// Takes a block out of its sequence and puts its new form first or last in a loop's body.
+class MoveBlock final : public TrackingMutator {
+ public:
+  MoveBlock(BlockRemap& remap, const StmtNode* block, const ForNode* loop, Stmt moved, bool at_end)
+      : TrackingMutator(remap),
+        block_(block),
+        loop_(loop),
+        moved_(std::move(moved)),
+        at_end_(at_end) {}
+  using TrackingMutator::mutate;
+
+ protected:
+  Stmt mutate(const SeqNode& op, const Stmt& self) override {
+    auto it = std::find_if(op.stmts.begin(), op.stmts.end(),
+                           [&](const Stmt& s) { return s.get() == block_; });
+    if (it == op.stmts.end()) return TrackingMutator::mutate(op, self);
+    std::vector<Stmt> rest;
+    for (const Stmt& s : op.stmts)
+      if (s.get() != block_) rest.push_back(mutate(s));
+    return SeqNode::make(std::move(rest));
+  }
+  Stmt mutate(const ForNode& op, const Stmt& self) override {
+    if (&op != loop_) return TrackingMutator::mutate(op, self);
+    Stmt body = mutate(op.body);
+    return ForNode::make(
+        op.var, op.min, op.extent, op.for_kind,
+        SeqNode::make(at_end_ ? std::vector<Stmt>{body, moved_} : std::vector<Stmt>{moved_, body}));
+  }
+
+ private:
+  const StmtNode* block_;
+  const ForNode* loop_;
+  Stmt moved_;
+  bool at_end_;
+};
+
 }  // namespace
 
 Stmt replace_buffer(const Stmt& s, const Buffer& old, const Buffer& now, BlockRemap& remap) {
@@ -206,6 +242,11 @@ Stmt copy_block(const std::string& name, const Buffer& from, const Buffer& to) {
     body = ForNode::make(vars[d], constant_like(from->shape[d], 0), from->shape[d],
                          ForKind::kSerial, body);
   return BlockNode::make(name, {from}, {to}, body);
+}
+
+Stmt move_into_loop(const Stmt& root, const StmtNode* block, const ForNode* loop, Stmt moved,
+                    bool at_end, BlockRemap& remap) {
+  return MoveBlock(remap, block, loop, std::move(moved), at_end).mutate(root);
 }
 
 Stmt replace(const Stmt& root, const StmtNode* old, Stmt now, BlockRemap& remap) {
@@ -301,6 +342,116 @@ std::vector<Buffer> accessed_buffers(const Stmt& s, bool loads, bool stores) {
       add(static_cast<const AddressNode*>(e)->buffer);
   });
   return found;
+}
+
+template <typename F>
+std::optional<Expr> RegionBounder::combine(const Expr& a, bool a_upper, const Expr& b, bool b_upper,
+                                           F f) const {
+  auto x = bound(a, a_upper), y = bound(b, b_upper);
+  if (!x || !y) return std::nullopt;
+  return f(*x, *y);
+}
+
+RegionBounder::RegionBounder(const Stmt& body) {
+  pre_order_visit(body, [&](const ExprNode* e, const StmtNode* s) {
+    if (s != nullptr && s->kind == StmtKind::For) {
+      const auto* loop = static_cast<const ForNode*>(s);
+      loops_.emplace(loop->var.as<VarNode>(), loop);
+      inner_.insert(loop->var.as<VarNode>());
+    }
+    if (s != nullptr && s->kind == StmtKind::LetStmt)
+      inner_.insert(static_cast<const LetStmtNode*>(s)->var.as<VarNode>());
+    if (e != nullptr && e->kind == ExprKind::Let)
+      inner_.insert(static_cast<const LetNode*>(e)->var.as<VarNode>());
+  });
+}
+
+std::optional<Expr> RegionBounder::bound(const Expr& e, bool upper) const {
+  if (!uses_any(e, inner_)) return e;
+  switch (e.kind()) {
+    case ExprKind::Var: {
+      auto it = loops_.find(e.as<VarNode>());
+      if (it == loops_.end()) return std::nullopt;  // a let's variable
+      const ForNode* loop = it->second;
+      return upper ? bound(loop->min + loop->extent - 1, true) : bound(loop->min, false);
+    }
+    case ExprKind::Add:
+      return combine(e.as<AddNode>()->a, upper, e.as<AddNode>()->b, upper,
+                     [](Expr a, Expr b) { return a + b; });
+    case ExprKind::Sub:
+      return combine(e.as<SubNode>()->a, upper, e.as<SubNode>()->b, !upper,
+                     [](Expr a, Expr b) { return a - b; });
+    case ExprKind::Mul: {
+      const auto* op = e.as<MulNode>();
+      auto c = as_const_int(op->b);
+      Expr other = op->a;
+      if (!c) {
+        c = as_const_int(op->a);
+        other = op->b;
+      }
+      if (!c) return std::nullopt;
+      auto b = bound(other, *c >= 0 ? upper : !upper);
+      if (!b) return std::nullopt;
+      return *b * constant_like(other, *c);
+    }
+    case ExprKind::Div: {
+      const auto* op = e.as<DivNode>();
+      auto c = as_const_int(op->b);
+      if (!c || *c == 0) return std::nullopt;
+      auto a = bound(op->a, *c > 0 ? upper : !upper);
+      if (!a) return std::nullopt;
+      return *a / op->b;
+    }
+    case ExprKind::Mod: {
+      // Floor modulo by a positive constant lies in [0, c).
+      auto c = as_const_int(e.as<ModNode>()->b);
+      if (!c || *c <= 0) return std::nullopt;
+      return constant_like(e, upper ? *c - 1 : 0);
+    }
+    case ExprKind::Min:
+      return combine(e.as<MinNode>()->a, upper, e.as<MinNode>()->b, upper,
+                     [](Expr a, Expr b) { return min(a, b); });
+    case ExprKind::Max:
+      return combine(e.as<MaxNode>()->a, upper, e.as<MaxNode>()->b, upper,
+                     [](Expr a, Expr b) { return max(a, b); });
+    case ExprKind::Select: {
+      // Either value, whatever the condition.
+      const auto* op = e.as<SelectNode>();
+      return combine(op->true_value, upper, op->false_value, upper,
+                     [upper](Expr a, Expr b) { return upper ? max(a, b) : min(a, b); });
+    }
+    default:
+      return std::nullopt;
+  }
+}
+
+std::optional<PointwiseNest> pointwise_nest(const BlockNode& block, const Buffer& buffer) {
+  PointwiseNest out;
+  Stmt body = block.body;
+  while (const auto* loop = body.as<ForNode>()) {
+    out.nest.push_back(loop);
+    body = loop->body;
+  }
+  const auto* store = body.as<StoreNode>();
+  if (store == nullptr || store->buffer != buffer || store->indices.size() != out.nest.size() ||
+      store->indices.size() != buffer->shape.size())
+    return std::nullopt;
+  std::unordered_set<const VarNode*> vars;
+  for (const ForNode* loop : out.nest) vars.insert(loop->var.as<VarNode>());
+  for (const ForNode* loop : out.nest)
+    if (uses_any(loop->min, vars) || uses_any(loop->extent, vars)) return std::nullopt;
+  for (const Expr& index : store->indices) {
+    auto it = std::find_if(out.nest.begin(), out.nest.end(),
+                           [&](const ForNode* loop) { return loop->var.same_as(index); });
+    if (it == out.nest.end() ||
+        std::find(out.by_dimension.begin(), out.by_dimension.end(), *it) != out.by_dimension.end())
+      return std::nullopt;
+    out.by_dimension.push_back(*it);
+  }
+  for (const Buffer& read : accessed_buffers(body, /*loads=*/true, /*stores=*/false))
+    if (read == buffer) return std::nullopt;
+  out.store = body;
+  return out;
 }
 
 }  // namespace uma::tir::sched

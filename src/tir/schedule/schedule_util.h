@@ -93,6 +93,11 @@ Stmt replace(const Stmt& root, const StmtNode* old, Stmt now, BlockRemap& remap)
 Stmt replace_loop(const Stmt& root, const Path& path, Stmt now,
                   const std::unordered_map<const VarNode*, Expr>& map, BlockRemap& remap);
 
+// `root` with the statement `block` taken out of the sequence holding it and `moved` put
+// first (or, `at_end`, last) in the body of `loop` (compute_at, reverse_compute_at).
+Stmt move_into_loop(const Stmt& root, const StmtNode* block, const ForNode* loop, Stmt moved,
+                    bool at_end, BlockRemap& remap);
+
 // `s` with variables replaced (by identity), recording the blocks rebuilt.
 Stmt substitute(const Stmt& s, const std::unordered_map<const VarNode*, Expr>& map,
                 BlockRemap& remap);
@@ -125,5 +130,35 @@ bool allocates(const Stmt& s, const Buffer& buffer);
 // Every buffer a statement loads, stores or takes the address of, in order of first use,
 // leaving out buffers allocated inside it.
 std::vector<Buffer> accessed_buffers(const Stmt& s, bool loads, bool stores);
+
+// The loops of a pointwise block, by the dimension of the buffer each one indexes, and
+// in nest order (outermost first); with the store at the bottom of the nest.
+struct PointwiseNest {
+  std::vector<const ForNode*> nest;
+  std::vector<const ForNode*> by_dimension;
+  Stmt store;
+};
+
+// `block` as one loop per dimension of `buffer` around one store to `buffer` at the loop
+// variables (in any order), whose bounds use none of the nest's variables; else nullopt.
+std::optional<PointwiseNest> pointwise_nest(const BlockNode& block, const Buffer& buffer);
+
+// Bounds of index expressions over every iteration of the loops inside a statement, as
+// expressions of the variables bound outside it: each variable of an inner loop is replaced
+// by its first or last value, where the expression is monotonic in it.
+class RegionBounder {
+ public:
+  explicit RegionBounder(const Stmt& body);
+  // The smallest (or largest) value of `e`, or nullopt when `e` is not monotonic in the
+  // inner variables in a way this knows.
+  std::optional<Expr> bound(const Expr& e, bool upper) const;
+
+ private:
+  template <typename F>
+  std::optional<Expr> combine(const Expr& a, bool a_upper, const Expr& b, bool b_upper, F f) const;
+
+  std::unordered_map<const VarNode*, const ForNode*> loops_;
+  std::unordered_set<const VarNode*> inner_;  // every variable bound inside
+};
 
 }  // namespace uma::tir::sched
