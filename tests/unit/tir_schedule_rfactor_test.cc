@@ -93,6 +93,42 @@ TEST(TirScheduleRfactor, GoldenMaxStartsAtMinusInfinity) {
   expect_ok(verify(sch.func()));
 }
 
+// rfactor on split columns, the inits decomposed, the partials vectorized; compiled and
+// compared with the reduction computed here.
+TEST(TirScheduleRfactor, RowReductionRuns) {
+  for (ExprKind kind : {ExprKind::Add, ExprKind::Max}) {
+    for (std::int64_t cols : {37, 40}) {
+      SCOPED_TRACE(fmt::format("{} over {} columns", expr_kind_name(kind), cols));
+      const std::int64_t rows = 3, lanes = 8;
+      Schedule sch(row_reduce(rows, cols, kind));
+      UMA_SCHED_ASSIGN(BlockRef block, sch.get_block("row_sum"));
+      UMA_SCHED_ASSIGN(auto loops, sch.get_loops(block));
+      UMA_SCHED_ASSIGN(auto j, sch.split(loops[1], lanes));
+      UMA_SCHED_ASSIGN(BlockRef rf, sch.rfactor(block, j[1]));
+      UMA_SCHED_ASSIGN(auto rf_loops, sch.get_loops(rf));
+      UMA_SCHED_ASSIGN(BlockRef rf_init, sch.decompose_reduction(rf, rf_loops[0]));
+      (void)rf_init;
+      UMA_SCHED_ASSIGN(auto combine_loops, sch.get_loops(block));
+      UMA_SCHED_ASSIGN(BlockRef init, sch.decompose_reduction(block, combine_loops[0]));
+      (void)init;
+      expect_ok(sch.vectorize(j[1]));
+      expect_ok(verify(sch.func()));
+      auto built = testing_c::build({sch.func()});
+      ASSERT_TRUE(built.ok()) << built.error().message() << "\n" << to_string(sch.func());
+      std::vector<float> a = random_data(rows * cols, 1), b = random_data(rows, 2);
+      std::vector<float> out(rows, std::nanf(""));
+      ASSERT_EQ(testing_c::call(*built, 0, {a.data(), b.data(), out.data()}), 0);
+      for (std::int64_t i = 0; i < rows; ++i) {
+        double want = b[i];
+        for (std::int64_t c = 0; c < cols; ++c)
+          want = kind == ExprKind::Max ? std::max<double>(want, a[i * cols + c])
+                                       : want + a[i * cols + c];
+        EXPECT_NEAR(out[i], want, 1e-5 * (1 + std::abs(want))) << "row " << i;
+      }
+    }
+  }
+}
+
 TEST(TirScheduleRfactor, Errors) {
   Schedule sch(row_reduce(3, 8));
   UMA_SCHED_ASSIGN(BlockRef block, sch.get_block("row_sum"));
