@@ -99,7 +99,14 @@ void Visitor::visit(const SeqNode& op) {
   for (const Stmt& s : op.stmts) visit(s);
 }
 void Visitor::visit(const EvaluateNode& op) { visit(op.value); }
-void Visitor::visit(const BlockNode& op) { visit(op.body); }
+void Visitor::visit(const BlockNode& op) {
+  for (const IterVar& iv : op.iter_vars) {
+    visit(iv.extent);
+    visit(iv.binding);
+  }
+  visit(op.init);
+  visit(op.body);
+}
 
 // ---- Mutator ----
 
@@ -259,9 +266,19 @@ Stmt Mutator::mutate(const BlockNode& op, const Stmt& self) {
   };
   auto reads = buffers(op.reads);
   auto writes = buffers(op.writes);
+  std::vector<IterVar> iter_vars = op.iter_vars;
+  for (IterVar& iv : iter_vars) {
+    Expr extent = mutate(iv.extent), binding = mutate(iv.binding);
+    changed |= !extent.same_as(iv.extent) || !binding.same_as(iv.binding);
+    iv.extent = std::move(extent);
+    iv.binding = std::move(binding);
+  }
+  Stmt init = mutate(op.init);
+  changed |= !init.same_as(op.init);
   Stmt body = mutate(op.body);
   changed |= !body.same_as(op.body);
-  return changed ? BlockNode::make(op.name, std::move(reads), std::move(writes), body, op.attrs)
+  return changed ? BlockNode::make(op.name, std::move(reads), std::move(writes), body, op.attrs,
+                                   std::move(iter_vars), init)
                  : self;
 }
 

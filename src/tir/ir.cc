@@ -301,12 +301,20 @@ Stmt EvaluateNode::make(Expr value) {
   return Stmt(std::make_shared<const EvaluateNode>(std::move(value)));
 }
 
+std::string_view iter_kind_name(IterKind kind) {
+  return kind == IterKind::kSpatial ? "spatial" : "reduce";
+}
+
 Stmt BlockNode::make(std::string name, std::vector<Buffer> reads, std::vector<Buffer> writes,
-                     Stmt body, AttrMap attrs) {
+                     Stmt body, AttrMap attrs, std::vector<IterVar> iter_vars, Stmt init) {
   UMA_CHECK(!name.empty(), "a block needs a name");
   UMA_CHECK(body.defined(), "block {} has no body", name);
+  for (const IterVar& iv : iter_vars)
+    UMA_CHECK(iv.extent.defined() && iv.binding.defined(),
+              "block {}: iteration variable '{}' needs an extent and a binding", name, iv.name);
   return Stmt(std::make_shared<const BlockNode>(
-      std::move(name), std::move(reads), std::move(writes), std::move(body), std::move(attrs)));
+      std::move(name), std::move(reads), std::move(writes), std::move(body), std::move(attrs),
+      std::move(iter_vars), std::move(init)));
 }
 
 Expr operator+(Expr a, Expr b) { return AddNode::make(std::move(a), std::move(b)); }

@@ -544,8 +544,28 @@ class Printer {
     if (!op.reads.empty() && !op.writes.empty()) os_ << "; ";
     if (!op.writes.empty()) buffers("writes", op.writes);
     os_ << ')';
+    // iters {n: spatial(1) = n, rc: reduce(3) = rc_outer * 4 + rc_inner}
+    if (!op.iter_vars.empty()) {
+      os_ << " iters {";
+      for (std::size_t i = 0; i < op.iter_vars.size(); ++i) {
+        const IterVar& iv = op.iter_vars[i];
+        os_ << (i ? ", " : "") << sanitize(iv.name) << ": " << iter_kind_name(iv.kind) << '(';
+        print(iv.extent);
+        os_ << ") = ";
+        print(iv.binding);
+      }
+      os_ << '}';
+    }
     print_attrs(op.attrs);
-    open_body(op.body);
+    os_ << " {\n";
+    ++indent_;
+    if (op.init.defined()) {
+      line() << "init";
+      open_body(op.init);
+    }
+    print(op.body);
+    --indent_;
+    line() << "}\n";
   }
 
   std::ostream& os_;

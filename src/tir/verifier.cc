@@ -28,6 +28,20 @@ class SymbolCollector final : public Visitor {
   std::unordered_set<const VarNode*>& vars_;
 };
 
+// The variables of a block's own loops (not of blocks nested in it).
+class BlockLoops final : public Visitor {
+ public:
+  std::vector<const VarNode*> vars;
+  using Visitor::visit;
+
+ protected:
+  void visit(const ForNode& op) override {
+    vars.push_back(op.var.as<VarNode>());
+    visit(op.body);
+  }
+  void visit(const BlockNode&) override {}
+};
+
 class Verifier final : public Visitor {
  public:
   explicit Verifier(const PrimFunc& func) : func_(func) {}
@@ -235,8 +249,64 @@ class Verifier final : public Visitor {
     blocks_.push_back(op.name);
     for (const Buffer& b : op.reads) check_buffer(b, "a block's read");
     for (const Buffer& b : op.writes) check_buffer(b, "a block's write");
+    check_iterations(op);
     visit(op.body);
     blocks_.pop_back();
+  }
+
+  // The loop variables of the block's own loops, not already in scope.
+  std::vector<const VarNode*> block_loop_vars(const BlockNode& op) {
+    BlockLoops loops;
+    loops.visit(op.body);
+    std::vector<const VarNode*> found;
+    for (const VarNode* var : loops.vars)
+      if (var != nullptr && !vars_.count(var)) found.push_back(var);
+    return found;
+  }
+
+  // Iteration variables: bound to the block's loops (and those around it); an init only
+  // with a reduce iteration variable, and using no loop of one.
+  void check_iterations(const BlockNode& op) {
+    if (op.iter_vars.empty() && !op.init.defined()) return;
+    std::vector<const VarNode*> loops = block_loop_vars(op);
+    std::unordered_set<const VarNode*> spatial, reduce;
+    std::unordered_set<std::string_view> names;
+    bool has_reduce = false;
+    for (const IterVar& iv : op.iter_vars) {
+      if (iv.name.empty()) return fail("an iteration variable has no name");
+      if (!names.insert(iv.name).second)
+        return fail("iteration variable '{}' is declared twice", iv.name);
+      for (const auto& [what, e] :
+           {std::pair{"extent", &iv.extent}, std::pair{"binding", &iv.binding}}) {
+        if (!e->defined()) return fail("iteration variable '{}' has no {}", iv.name, what);
+        if (!is_index(e->type()))
+          return fail("the {} of iteration variable '{}' is {}, not an integer", what, iv.name,
+                      to_string(e->type()));
+      }
+      visit(iv.extent);
+      std::unordered_set<const VarNode*> used;
+      SymbolCollector(used).visit(iv.binding);
+      for (const VarNode* var : used) {
+        bool own = std::find(loops.begin(), loops.end(), var) != loops.end();
+        if (!own && !vars_.count(var))
+          return fail("iteration variable '{}' is bound to variable '{}', not a loop of the block",
+                      iv.name, var->name);
+        if (own) (iv.kind == IterKind::kReduce ? reduce : spatial).insert(var);
+      }
+      has_reduce |= iv.kind == IterKind::kReduce;
+    }
+    if (error_ || !op.init.defined()) return;
+    if (!has_reduce) return fail("the block has an init but no reduce iteration variable");
+    std::unordered_set<const VarNode*> used;
+    SymbolCollector(used).visit(op.init);
+    for (const VarNode* var : used)
+      if (reduce.count(var))
+        return fail("the init uses variable '{}' of a reduce iteration variable", var->name);
+    std::vector<const VarNode*> bound;
+    for (const VarNode* var : spatial)
+      if (vars_.insert(var).second) bound.push_back(var);
+    visit(op.init);
+    for (const VarNode* var : bound) vars_.erase(var);
   }
 
   // Buffers are checked where they are used; their shapes where they are declared.

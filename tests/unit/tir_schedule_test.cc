@@ -146,6 +146,35 @@ TEST(TirSchedule, BlockHandlesFollowTheirBlocks) {
   expect_ok(verify(sch.func()));
 }
 
+TEST(TirSchedule, GetBlocksInProgramOrder) {
+  // Two distinct blocks of one name, with another between them.
+  PrimFunc func = elementwise(2, 2);
+  auto block = [&](const std::string& name) {
+    const Buffer &a = func.params[0], &out = func.params[2];
+    Var i = VarNode::make("i"), j = VarNode::make("j");
+    Stmt store = StoreNode::make(out, LoadNode::make(a, {i, j}), {i, j});
+    return BlockNode::make(name, {a}, {out}, loop(i, 2, loop(j, 2, store)));
+  };
+  func.body = SeqNode::make({func.body, block("other"), block("scale_add")});
+  expect_ok(verify(func));
+  Schedule sch(func);
+  UMA_SCHED_ASSIGN(auto blocks, sch.get_blocks("scale_add"));
+  ASSERT_EQ(blocks.size(), 2u);
+  UMA_SCHED_ASSIGN(auto loops, sch.get_loops(blocks[1]));
+  // Splitting the second block's loop leaves the first alone.
+  UMA_SCHED_ASSIGN(auto halves, sch.split(loops[0], 2));
+  (void)halves;
+  UMA_SCHED_ASSIGN(auto first_loops, sch.get_loops(blocks[0]));
+  UMA_SCHED_ASSIGN(auto second_loops, sch.get_loops(blocks[1]));
+  EXPECT_EQ(names(first_loops), (std::vector<std::string>{"i", "j"}));
+  EXPECT_EQ(names(second_loops), (std::vector<std::string>{"i_outer", "i_inner", "j"}));
+  UMA_SCHED_ASSIGN(auto one, sch.get_blocks("other"));
+  EXPECT_EQ(one.size(), 1u);
+  EXPECT_EQ(error_of(sch.get_blocks("dense")),
+            "get_blocks: no block named 'dense' in function @scale_add (its blocks: scale_add, "
+            "other, scale_add)");
+}
+
 TEST(TirSchedule, LookupErrors) {
   ConvShape sh{.n = 1, .c = 1, .h = 4, .w = 4, .k = 1, .r = 1, .s = 1};
   Schedule sch(conv2d(sh, /*pad_block=*/true));
@@ -157,7 +186,8 @@ TEST(TirSchedule, LookupErrors) {
   twice.body = SeqNode::make({twice.body, twice.body});
   Schedule two(twice);
   EXPECT_EQ(error_of(two.get_block("scale_add")),
-            "get_block: 2 blocks of function @scale_add are named 'scale_add'");
+            "get_block: 2 blocks of function @scale_add are named 'scale_add'; get_blocks "
+            "returns them all");
 
   PrimFunc bare = elementwise(2, 2);
   bare.body = bare.body.as<BlockNode>()->body;
@@ -175,7 +205,7 @@ TEST(TirSchedule, LookupErrors) {
   UMA_SCHED_ASSIGN(auto loops, sch.get_loops(pad));
   UMA_SCHED_ASSIGN(auto halves, sch.split(loops[3], 2));
   EXPECT_EQ(error_of(sch.unroll(loops[3])),
-            "unroll: loop 'pw' is not in function @conv; a split, fuse, tile or "
+            "unroll: loop 'pw' is not in function @conv; a split, fuse, tile, partition or "
             "replace_with_extern removed it");
   (void)halves;
   (void)pad;

@@ -38,6 +38,26 @@ inline PrimFunc elementwise(std::int64_t rows, std::int64_t cols) {
   return func;
 }
 
+// out[i] = combine(b[i], a[i, 0], ..., a[i, cols - 1]) as a reduction block `row_sum` whose
+// init is out[i] = b[i] (not the identity, which the partials must not repeat).
+inline PrimFunc row_reduce(std::int64_t rows, std::int64_t cols, ExprKind kind = ExprKind::Add) {
+  Buffer a = make_buffer("a", DType::f32, {Expr(rows), Expr(cols)});
+  Buffer b = make_buffer("b", DType::f32, {Expr(rows)});
+  Buffer out = make_buffer("out", DType::f32, {Expr(rows)});
+  Var i = VarNode::make("i"), j = VarNode::make("j");
+  Expr acc = LoadNode::make(out, {i}), value = LoadNode::make(a, {i, j});
+  Expr update = kind == ExprKind::Max ? max(acc, value) : acc + value;
+  PrimFunc func;
+  func.name = "row_reduce";
+  func.params = {a, b, out};
+  func.num_inputs = 2;
+  func.body = BlockNode::make(
+      "row_sum", {a, b}, {out}, loop(i, rows, loop(j, cols, StoreNode::make(out, update, {i}))), {},
+      {{"i", Expr(rows), IterKind::kSpatial, i}, {"j", Expr(cols), IterKind::kReduce, j}},
+      StoreNode::make(out, LoadNode::make(b, {i}), {i}));
+  return func;
+}
+
 struct ConvShape {
   std::int64_t n, c, h, w;  // input
   std::int64_t k, r, s;     // output channels, kernel height and width
@@ -106,6 +126,34 @@ inline PrimFunc conv2d(const ConvShape& sh, bool pad_block = false) {
   func.params = {x, w, out};
   func.num_inputs = 2;
   func.body = body;
+  return func;
+}
+
+// The same convolution (no padding block) as a reduction block: iteration variables bound
+// to the loops, the zeroing of `out` as the block's init, and a perfect nest of the seven
+// loops around the update.
+inline PrimFunc conv2d_reduction(const ConvShape& sh) {
+  PrimFunc func = conv2d(sh);
+  const auto* block = func.body.as<BlockNode>();
+  std::vector<const ForNode*> loops;
+  for (const auto* op = block->body.as<ForNode>(); op != nullptr; op = op->body.as<ForNode>()) {
+    loops.push_back(op);
+    if (const auto* seq = op->body.as<SeqNode>()) {
+      for (const auto* red = seq->stmts[1].as<ForNode>(); red != nullptr;
+           red = red->body.as<ForNode>())
+        loops.push_back(red);
+      break;
+    }
+  }
+  const auto* seq = loops[3]->body.as<SeqNode>();
+  std::vector<IterVar> iters;
+  for (std::size_t d = 0; d < loops.size(); ++d)
+    iters.push_back({loops[d]->var.as<VarNode>()->name, loops[d]->extent,
+                     d < 4 ? IterKind::kSpatial : IterKind::kReduce, loops[d]->var});
+  Stmt nest = loops[6]->body;
+  for (std::size_t d = loops.size(); d-- > 0;) nest = loop(loops[d]->var, loops[d]->extent, nest);
+  func.body = BlockNode::make(block->name, block->reads, block->writes, nest, block->attrs,
+                              std::move(iters), seq->stmts[0]);
   return func;
 }
 

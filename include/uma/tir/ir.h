@@ -391,24 +391,51 @@ struct EvaluateNode : StmtNode {
   explicit EvaluateNode(Expr value) : StmtNode(kKind), value(std::move(value)) {}
 };
 
+// How an iteration variable of a block iterates: over the points of the output (spatial),
+// or over the values combined into one point (reduce).
+enum class IterKind : std::uint8_t { kSpatial, kReduce };
+std::string_view iter_kind_name(IterKind kind);  // "spatial", "reduce"
+
+// One iteration variable of a block: the block computes, for each value in [0, extent),
+// one point (spatial) or one step of a reduction (reduce). `binding` is its value as an
+// expression of the loop variables of the block (and of the loops around it): the loop
+// variable itself after lowering, `o * f + i` after a split, `f / e` after a fuse.
+struct IterVar {
+  std::string name;
+  Expr extent;
+  IterKind kind = IterKind::kSpatial;
+  Expr binding;
+};
+
 // A named unit of computation (the op it computes: "conv2d_nchw", "dense", "add"): what
 // schedule primitives and backends' passes look for. `reads`/`writes` name the buffers.
+// A block contains its loops. A reduction block lists its iteration variables and has an
+// `init`: for each spatial point it runs before the first reduce iteration (every reduce
+// binding 0), so the spatial and reduce loops of the body form one nest that may be
+// reordered freely. The init is written with the loop variables of the spatial iteration
+// variables; decompose_reduction moves it out into a block of its own before code is
+// generated. Blocks without iteration variables (pointwise, extern calls) leave both empty.
 struct BlockNode : StmtNode {
   static constexpr StmtKind kKind = StmtKind::Block;
   std::string name;
   std::vector<Buffer> reads, writes;
   Stmt body;
   AttrMap attrs;  // e.g. the graph op's attributes (strides, padding) for backends to read
+  std::vector<IterVar> iter_vars;
+  Stmt init;  // may be undefined
   static Stmt make(std::string name, std::vector<Buffer> reads, std::vector<Buffer> writes,
-                   Stmt body, AttrMap attrs = {});
+                   Stmt body, AttrMap attrs = {}, std::vector<IterVar> iter_vars = {},
+                   Stmt init = Stmt());
   BlockNode(std::string name, std::vector<Buffer> reads, std::vector<Buffer> writes, Stmt body,
-            AttrMap attrs)
+            AttrMap attrs, std::vector<IterVar> iter_vars, Stmt init)
       : StmtNode(kKind),
         name(std::move(name)),
         reads(std::move(reads)),
         writes(std::move(writes)),
         body(std::move(body)),
-        attrs(std::move(attrs)) {}
+        attrs(std::move(attrs)),
+        iter_vars(std::move(iter_vars)),
+        init(std::move(init)) {}
 };
 
 // ---- Functions ----

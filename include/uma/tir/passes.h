@@ -15,6 +15,15 @@ namespace uma::tir {
 // simplify: tir::simplify over the body (uma/tir/simplify.h).
 FuncPass simplify_pass();
 
+// decompose-reductions: the init of every block that still has one becomes a block of its
+// own before the block's outermost reduce loop (Schedule::decompose_reduction).
+FuncPass decompose_reductions_pass();
+
+// compact-buffers: an allocation whose accesses lie in one loop, each iteration touching
+// its own box of constant size, moves into the loop and shrinks to the box ("local" when
+// small): a reduction's accumulator becomes acc[1] or a register tile.
+FuncPass compact_buffers_pass();
+
 // parallelize-blocks: each block's outer loop parallel where its iterations are independent
 // and the block stores at least `min_work` elements (every store counted as often as its
 // loops repeat it; a loop of unknown extent counts as large).

@@ -16,16 +16,19 @@
 // - A LoopRef is the loop's variable (by identity, like every Var). Every primitive that
 //   keeps a loop keeps its variable: reorder, parallel, vectorize, unroll, fuse and split of
 //   other loops, compute_at (the consumer's loops, and the producer's, which get a new
-//   range), cache_read and cache_write. split, fuse and tile replace the loops they act on
-//   by loops with new variables and return handles to those; replace_with_extern removes
-//   the loops of its block. A handle to a loop that no longer exists gives an Error when
-//   used ("split: loop 'i' is not in function @f; a split, fuse, tile or
-//   replace_with_extern removed it").
+//   range), cache_read, cache_write, pad and transform_layout. split, fuse, tile and
+//   partition replace the loops they act on by loops with new variables and return handles
+//   to those; replace_with_extern removes the loops of its block. A handle to a loop that
+//   no longer exists gives an Error when used ("split: loop 'i' is not in function @f; a
+//   split, fuse, tile, partition or replace_with_extern removed it").
 // - A BlockRef is a ticket of this Schedule: the Schedule keeps, for each ticket, the
 //   block's current node, and every primitive that rebuilds a block (because a loop inside
 //   it changed, or it moved) moves the ticket to the new node. So a BlockRef stays valid
 //   as long as the block exists (no primitive removes one), wherever it moves; it belongs
-//   to the Schedule that made it (copies of a Schedule share its tickets).
+//   to the Schedule that made it (copies of a Schedule share its tickets). partition
+//   copies the blocks inside the loop: a ticket follows the first copy.
+// - A Buffer is named by its node. pad and transform_layout replace the buffer they act on
+//   by a new node (of the same name) and return it; the old one is no longer used.
 //
 // ## Loops of a block
 //
@@ -37,7 +40,8 @@
 //
 // What primitives do not check: whether the iterations of a loop made parallel or
 // vectorized are independent beyond the obvious case of a reduction (a store that does not
-// depend on the loop's variable, which is an Error).
+// depend on the loop's variable, which is an Error), and whether the index map given to
+// transform_layout is one-to-one.
 #pragma once
 
 #include <array>
@@ -77,6 +81,15 @@ enum class TailStrategy : std::uint8_t {
   kError,  // an Error: the caller wanted an exact split
 };
 
+// A buffer's new layout, as a function of its indices: the element at indices `src` (one
+// variable per dimension of the buffer, of its index type) moves to indices `dst`,
+// expressions of `src` (e.g. {n, c, h, w} -> {n, h, w, c}, or {o, i, h, w} ->
+// {o / 16, h, w, i, o % 16}).
+struct IndexMap {
+  std::vector<Var> src;
+  std::vector<Expr> dst;
+};
+
 class Schedule {
  public:
   explicit Schedule(PrimFunc func);
@@ -88,6 +101,8 @@ class Schedule {
 
   // The block named `name`; an Error when there is none or more than one.
   Expected<BlockRef> get_block(std::string_view name);
+  // Every block named `name`, in program order; an Error when there is none.
+  Expected<std::vector<BlockRef>> get_blocks(std::string_view name);
   // The block's name (an Error when the ticket is not this Schedule's).
   Expected<std::string> block_name(const BlockRef& block) const;
   // The loops of the block, outermost first (see "Loops of a block" above).
@@ -118,6 +133,20 @@ class Schedule {
   // nested in x. Returns {x_outer, y_outer, x_inner, y_inner}.
   Expected<std::array<LoopRef, 4>> tile(const LoopRef& x, const LoopRef& y, std::int64_t fx,
                                         std::int64_t fy, TailStrategy tail = TailStrategy::kGuard);
+  // for (v, min, extent) body becomes two loops one after the other, of the loop's kind:
+  //   for (v_main, min, at - min) { body } for (v_tail, at, min + extent - at) { body' }
+  // where body' is a copy of the body with new variables for the loops and lets in it and
+  // new buffers for its allocations (the main part keeps them, so handles to loops inside
+  // the body name the main part's). In each part, an `if` whose condition the part's range
+  // (and the constant ranges of the loops around and inside it) shows always true or
+  // always false with an else is replaced by its branch. `at` is a value of the loop's
+  // variable, which must be shown to lie strictly inside (min, min + extent). Returns
+  // {main, tail}. After split(v, f) with a guard, partition(v_outer, extent / f) gives a
+  // main part without the guard and the guarded tail; vectorized loops must keep constant
+  // extents. A loop bound to iteration variables of its block must be the block's whole
+  // body (reorder it outermost first): the block is copied with it, each copy bound to its
+  // own part; for a reduce loop only the main part's copy keeps the init.
+  Expected<std::array<LoopRef, 2>> partition(const LoopRef& loop, const Expr& at);
 
   // ---- Loop kinds ----
   // An Error when the loop carries a reduction (a store in it, to a buffer allocated
@@ -142,6 +171,50 @@ class Schedule {
   // serial.
   Status compute_at(const BlockRef& block, const LoopRef& loop);
 
+  // ---- Reductions ----
+
+  // Moves the init of `block` (a reduction block) into a new block `<name>_init` placed
+  // right before `loop`, a loop of the block that no loop of a reduce iteration variable
+  // encloses (at the innermost, the first reduce loop). The init runs in copies (variables
+  // `<var>_init`, same ranges and kinds) of the spatial loops of `loop`'s perfect nest,
+  // `loop` included; the new block has the block's spatial iteration variables, bound
+  // through the copies. The block keeps its iteration variables and loses its init.
+  // Returns the init block. An Error when the block has no init, when `loop` is not the
+  // block's own, when a reduce loop encloses it, when a loop under it is bound to both a
+  // spatial and a reduce iteration variable, or when a spatial loop under it is outside
+  // its perfect nest (the init could not run once per point).
+  Expected<BlockRef> decompose_reduction(const BlockRef& block, const LoopRef& loop);
+
+  // Moves `block` (a consumer) to the end of `loop`'s body (a loop of its producer) and
+  // shrinks its loops to the region of the buffer it reads that one iteration of the loop
+  // writes (clamped to what the consumer computed before): an epilogue computed as soon as
+  // a reduction finishes each output point or tile. Supported: a consumer that writes one
+  // buffer in a pointwise nest and reads the loop's buffer at the indices it writes, after
+  // the loop in one sequence, with nothing between them using either buffer; a loop whose
+  // stores of the buffer are bounded by monotonic arithmetic of its inner loops, in a
+  // region of constant size that every iteration of the loop, and of the loops around it
+  // that are not around the consumer, moves past (so that no later iteration writes it
+  // again: the loop must not be inside a reduction's loops). The consumer's loops keep
+  // their variables and become serial.
+  Status reverse_compute_at(const BlockRef& block, const LoopRef& loop);
+
+  // Factors the reduction of `block` over `loop` (one of its loops, bound to reduce
+  // iteration variables only, of constant extent L) into partial results, as in TensorIR:
+  // the block becomes
+  //   allocate %<out>_rf: <out's shape> x [L] in `scope` {
+  //     block <name>_rf: the block's nest, accumulating into %<out>_rf[<out's indices>, v]
+  //       (v the loop's variable, now a spatial iteration variable, so the loop may be
+  //       vectorized); init: the combiner's identity (0, 1, -inf or +inf)
+  //     block <name>: copies of the spatial loops around `for (v, 0, L)` combining the
+  //       partials into %<out>; init: the block's init }
+  // The loop and the block's other loops stay in <name>_rf; the ticket follows <name>.
+  // Returns <name>_rf. With split(k, L) first, rfactor(block, k_inner) gives L vector
+  // partial sums and a lane reduction. An Error unless the block's body has one store,
+  // %out[I] = combine(%out[I], value) with combine +, *, min or max, `value` not reading
+  // %out and I using no reduce loop, inside loops and `if`s that use no spatial loop.
+  Expected<BlockRef> rfactor(const BlockRef& block, const LoopRef& loop,
+                             const std::string& scope = "global");
+
   // ---- Memory scopes ----
 
   // Copies `buffer`, which `block` reads, into a new buffer `<name>_<scope>` of `scope`
@@ -156,6 +229,27 @@ class Schedule {
   // initializes its accumulator does). Returns the copy block.
   Expected<BlockRef> cache_write(const BlockRef& block, const Buffer& buffer,
                                  const std::string& scope);
+
+  // ---- Buffer layouts ----
+
+  // Grows a buffer the function allocates by `padding[d]` elements at the end of each
+  // dimension d (none negative); accesses are unchanged, so the padding is neither read nor
+  // written unless later primitives make it so (e.g. a guard dropped from a vector tail).
+  // Returns the new buffer. An Error for a parameter (its size is the caller's; see
+  // transform_layout) or a buffer with explicit strides.
+  Expected<Buffer> pad(const Buffer& buffer, const std::vector<std::int64_t>& padding);
+  // Changes a buffer's layout: the buffer becomes one of the same name whose dimension k
+  // has extent max(map.dst[k]) + 1 over the old shape (so a split that does not divide
+  // pads the buffer), and every load and store at indices I becomes one at map.dst with
+  // map.src := I, simplified knowing the ranges of the loops around it. Returns the new
+  // buffer. For a parameter this changes the function's calling convention: the caller
+  // passes (or receives) the data in the new layout; the function's attribute
+  // `layout_transform.<buffer name>` lists, in the order applied, each map as text
+  // "(n, c, h, w) -> (n, h, w, c)", so a caller can tell. An Error when the shape is not
+  // constant, the buffer has strides or is passed by address (to an extern call), or the
+  // map has not one variable per dimension, uses other variables, or may give a negative
+  // index.
+  Expected<Buffer> transform_layout(const Buffer& buffer, const IndexMap& map);
 
   // ---- Handing a block to a backend ----
 

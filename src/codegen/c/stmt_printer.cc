@@ -491,6 +491,9 @@ void FunctionPrinter::evaluate(const EvaluateNode& op, CodeWriter& out) {
 }
 
 void FunctionPrinter::block(const BlockNode& op, CodeWriter& out) {
+  // An init has no place in C until decompose_reduction gives it one.
+  if (op.init.defined())
+    fail(make_error("block '{}' still has an init (decompose-reductions did not run)", op.name));
   out.open_commented("block " + comment_text(op.name));
   stmt(op.body, out);
   out.close();

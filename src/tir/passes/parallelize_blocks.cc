@@ -121,7 +121,7 @@ class ParallelizeBlocks : public Mutator {
     if (store_count(op.body) < min_work_) return self;
     Stmt body = parallelize(op.body);
     if (body.same_as(op.body)) return self;
-    return BlockNode::make(op.name, op.reads, op.writes, body, op.attrs);
+    return BlockNode::make(op.name, op.reads, op.writes, body, op.attrs, op.iter_vars, op.init);
   }
 
  private:

@@ -10,8 +10,11 @@ TirPipeline core_tir_pipeline(const TirPipelineConfig& config) {
   // TIR_PHASE_0: the blocked loop nests lowering made, left as they are for backends to
   // schedule and tensorize.
   pipeline[0] = {};
-  // TIR_PHASE_1: buffers flattened and indices simplified. Loops are parallelized first,
-  // while buffers still have their dimensions.
+  // TIR_PHASE_1: reductions' inits decomposed (what backends left of them) and buffers
+  // compacted into the loops that use them, then buffers flattened and indices simplified.
+  // Loops are parallelized first, while buffers still have their dimensions.
+  pipeline[1].push_back(decompose_reductions_pass());
+  pipeline[1].push_back(compact_buffers_pass());
   if (config.parallel) pipeline[1].push_back(parallelize_blocks_pass(config.min_parallel_work));
   pipeline[1].push_back(flatten_buffers_pass());
   pipeline[1].push_back(simplify_pass());

@@ -96,10 +96,12 @@ class DropBuffer final : public Mutator {
       return buffers;
     };
     std::vector<Buffer> reads = keep(op.reads), writes = keep(op.writes);
-    if (body.same_as(op.body) && reads.size() == op.reads.size() &&
+    Stmt init = mutate(op.init);
+    if (body.same_as(op.body) && init.same_as(op.init) && reads.size() == op.reads.size() &&
         writes.size() == op.writes.size())
       return self;
-    return BlockNode::make(op.name, std::move(reads), std::move(writes), body, op.attrs);
+    return BlockNode::make(op.name, std::move(reads), std::move(writes), body, op.attrs,
+                           op.iter_vars, init);
   }
 
  private:

@@ -251,8 +251,8 @@ class Rewrite final : public Mutator {
     };
     std::vector<Buffer> reads = unique(block.reads), writes = unique(block.writes);
     if (reads.size() == block.reads.size() && writes.size() == block.writes.size()) return visited;
-    return BlockNode::make(block.name, std::move(reads), std::move(writes), block.body,
-                           block.attrs);
+    return BlockNode::make(block.name, std::move(reads), std::move(writes), block.body, block.attrs,
+                           block.iter_vars, block.init);
   }
 
  private:

@@ -12,138 +12,6 @@ using sched::Path;
 
 namespace {
 
-// The loops of a pointwise producer, by the dimension of the buffer each one indexes, and
-// in nest order (outermost first); with the store at the bottom of the nest.
-struct PointwiseNest {
-  std::vector<const ForNode*> nest;
-  std::vector<const ForNode*> by_dimension;
-  Stmt store;
-};
-
-// `block` as one loop per dimension of `buffer` around one store to `buffer` at the loop
-// variables (in any order), whose bounds use none of the nest's variables; else nullopt.
-std::optional<PointwiseNest> pointwise_nest(const BlockNode& block, const Buffer& buffer) {
-  PointwiseNest out;
-  Stmt body = block.body;
-  while (const auto* loop = body.as<ForNode>()) {
-    out.nest.push_back(loop);
-    body = loop->body;
-  }
-  const auto* store = body.as<StoreNode>();
-  if (store == nullptr || store->buffer != buffer || store->indices.size() != out.nest.size() ||
-      store->indices.size() != buffer->shape.size())
-    return std::nullopt;
-  std::unordered_set<const VarNode*> vars;
-  for (const ForNode* loop : out.nest) vars.insert(loop->var.as<VarNode>());
-  for (const ForNode* loop : out.nest)
-    if (sched::uses_any(loop->min, vars) || sched::uses_any(loop->extent, vars))
-      return std::nullopt;
-  for (const Expr& index : store->indices) {
-    auto it = std::find_if(out.nest.begin(), out.nest.end(),
-                           [&](const ForNode* loop) { return loop->var.same_as(index); });
-    if (it == out.nest.end() ||
-        std::find(out.by_dimension.begin(), out.by_dimension.end(), *it) != out.by_dimension.end())
-      return std::nullopt;
-    out.by_dimension.push_back(*it);
-  }
-  for (const Buffer& read : sched::accessed_buffers(body, /*loads=*/true, /*stores=*/false))
-    if (read == buffer) return std::nullopt;
-  out.store = body;
-  return out;
-}
-
-// Bounds of index expressions over every iteration of the loops inside a statement, as
-// expressions of the variables bound outside it: each variable of an inner loop is replaced
-// by its first or last value, where the expression is monotonic in it.
-class RegionBounder {
- public:
-  explicit RegionBounder(const Stmt& body) {
-    pre_order_visit(body, [&](const ExprNode* e, const StmtNode* s) {
-      if (s != nullptr && s->kind == StmtKind::For) {
-        const auto* loop = static_cast<const ForNode*>(s);
-        loops_.emplace(loop->var.as<VarNode>(), loop);
-        inner_.insert(loop->var.as<VarNode>());
-      }
-      if (s != nullptr && s->kind == StmtKind::LetStmt)
-        inner_.insert(static_cast<const LetStmtNode*>(s)->var.as<VarNode>());
-      if (e != nullptr && e->kind == ExprKind::Let)
-        inner_.insert(static_cast<const LetNode*>(e)->var.as<VarNode>());
-    });
-  }
-
-  // The smallest (or largest) value of `e`, or nullopt when `e` is not monotonic in the
-  // inner variables in a way this knows.
-  std::optional<Expr> bound(const Expr& e, bool upper) const {
-    if (!sched::uses_any(e, inner_)) return e;
-    switch (e.kind()) {
-      case ExprKind::Var: {
-        auto it = loops_.find(e.as<VarNode>());
-        if (it == loops_.end()) return std::nullopt;  // a let's variable
-        const ForNode* loop = it->second;
-        return upper ? bound(loop->min + loop->extent - 1, true) : bound(loop->min, false);
-      }
-      case ExprKind::Add:
-        return combine(e.as<AddNode>()->a, upper, e.as<AddNode>()->b, upper,
-                       [](Expr a, Expr b) { return a + b; });
-      case ExprKind::Sub:
-        return combine(e.as<SubNode>()->a, upper, e.as<SubNode>()->b, !upper,
-                       [](Expr a, Expr b) { return a - b; });
-      case ExprKind::Mul: {
-        const auto* op = e.as<MulNode>();
-        auto c = as_const_int(op->b);
-        Expr other = op->a;
-        if (!c) {
-          c = as_const_int(op->a);
-          other = op->b;
-        }
-        if (!c) return std::nullopt;
-        auto b = bound(other, *c >= 0 ? upper : !upper);
-        if (!b) return std::nullopt;
-        return *b * sched::constant_like(other, *c);
-      }
-      case ExprKind::Div: {
-        const auto* op = e.as<DivNode>();
-        auto c = as_const_int(op->b);
-        if (!c || *c == 0) return std::nullopt;
-        auto a = bound(op->a, *c > 0 ? upper : !upper);
-        if (!a) return std::nullopt;
-        return *a / op->b;
-      }
-      case ExprKind::Mod: {
-        // Floor modulo by a positive constant lies in [0, c).
-        auto c = as_const_int(e.as<ModNode>()->b);
-        if (!c || *c <= 0) return std::nullopt;
-        return sched::constant_like(e, upper ? *c - 1 : 0);
-      }
-      case ExprKind::Min:
-        return combine(e.as<MinNode>()->a, upper, e.as<MinNode>()->b, upper,
-                       [](Expr a, Expr b) { return min(a, b); });
-      case ExprKind::Max:
-        return combine(e.as<MaxNode>()->a, upper, e.as<MaxNode>()->b, upper,
-                       [](Expr a, Expr b) { return max(a, b); });
-      case ExprKind::Select: {
-        // Either value, whatever the condition.
-        const auto* op = e.as<SelectNode>();
-        return combine(op->true_value, upper, op->false_value, upper,
-                       [upper](Expr a, Expr b) { return upper ? max(a, b) : min(a, b); });
-      }
-      default:
-        return std::nullopt;
-    }
-  }
-
- private:
-  template <typename F>
-  std::optional<Expr> combine(const Expr& a, bool a_upper, const Expr& b, bool b_upper, F f) const {
-    auto x = bound(a, a_upper), y = bound(b, b_upper);
-    if (!x || !y) return std::nullopt;
-    return f(*x, *y);
-  }
-
-  std::unordered_map<const VarNode*, const ForNode*> loops_;
-  std::unordered_set<const VarNode*> inner_;  // every variable bound inside
-};
-
 // Counts the loads, stores and addresses of `buffer`.
 struct Uses {
   std::size_t loads = 0, stores = 0, addresses = 0;
@@ -161,34 +29,6 @@ Uses uses_of(const Stmt& s, const Buffer& buffer) {
   });
   return uses;
 }
-
-// Removes the producer from its sequence and puts its new form first in the loop's body.
-class MoveProducer final : public sched::TrackingMutator {
- public:
-  MoveProducer(sched::BlockRemap& remap, const StmtNode* producer, const ForNode* loop, Stmt moved)
-      : TrackingMutator(remap), producer_(producer), loop_(loop), moved_(std::move(moved)) {}
-  using TrackingMutator::mutate;
-
- protected:
-  Stmt mutate(const SeqNode& op, const Stmt& self) override {
-    auto it = std::find_if(op.stmts.begin(), op.stmts.end(),
-                           [&](const Stmt& s) { return s.get() == producer_; });
-    if (it == op.stmts.end()) return TrackingMutator::mutate(op, self);
-    std::vector<Stmt> rest;
-    for (const Stmt& s : op.stmts)
-      if (s.get() != producer_) rest.push_back(mutate(s));
-    return SeqNode::make(std::move(rest));
-  }
-  Stmt mutate(const ForNode& op, const Stmt& self) override {
-    if (&op != loop_) return TrackingMutator::mutate(op, self);
-    return ForNode::make(op.var, op.min, op.extent, op.for_kind, SeqNode::make({moved_, op.body}));
-  }
-
- private:
-  const StmtNode* producer_;
-  const ForNode* loop_;
-  Stmt moved_;
-};
 
 }  // namespace
 
@@ -228,7 +68,7 @@ Status Schedule::compute_at(const BlockRef& block, const LoopRef& loop) {
         "computed at a loop",
         p->name, p->writes.size());
   const Buffer& buffer = p->writes.front();
-  std::optional<PointwiseNest> nest = pointwise_nest(*p, buffer);
+  std::optional<sched::PointwiseNest> nest = sched::pointwise_nest(*p, buffer);
   if (!nest)
     return make_error(
         "compute_at: block '{}' is not a pointwise loop nest (one loop per dimension of %{} "
@@ -257,7 +97,7 @@ Status Schedule::compute_at(const BlockRef& block, const LoopRef& loop) {
     return make_error("compute_at: %{} is also used outside loop '{}'", buffer->name, loop_name);
 
   // The region one iteration reads, per dimension.
-  RegionBounder bounder(l->body);
+  sched::RegionBounder bounder(l->body);
   std::vector<Expr> lo(buffer->shape.size()), hi(buffer->shape.size());
   std::optional<Error> error;
   pre_order_visit(l->body, [&](const ExprNode* e, const StmtNode*) {
@@ -307,9 +147,9 @@ Status Schedule::compute_at(const BlockRef& block, const LoopRef& loop) {
   }
 
   sched::BlockRemap remap;
-  Stmt moved = BlockNode::make(p->name, p->reads, p->writes, body, p->attrs);
+  Stmt moved = BlockNode::make(p->name, p->reads, p->writes, body, p->attrs, p->iter_vars, p->init);
   sched::record(remap, producer, moved);
-  Stmt root = MoveProducer(remap, producer.get(), l, moved).mutate(func_.body);
+  Stmt root = sched::move_into_loop(func_.body, producer.get(), l, moved, /*at_end=*/false, remap);
   commit(root, remap);
   return Status::success();
 }

@@ -30,13 +30,12 @@ Expected<LoopRef> Schedule::fuse(const LoopRef& outer, const LoopRef& inner) {
     extent = IntImmNode::make(type, product);
   }
   sched::BlockRemap remap;
-  Stmt body =
-      sched::substitute(i->body,
-                        {{o->var.as<VarNode>(), sched::offset_by(o->min, fused / i->extent)},
-                         {i->var.as<VarNode>(), sched::offset_by(i->min, fused % i->extent)}},
-                        remap);
+  std::unordered_map<const VarNode*, Expr> map{
+      {o->var.as<VarNode>(), sched::offset_by(o->min, fused / i->extent)},
+      {i->var.as<VarNode>(), sched::offset_by(i->min, fused % i->extent)}};
+  Stmt body = sched::substitute(i->body, map, remap);
   Stmt now = ForNode::make(fused, IntImmNode::make(type, 0), extent, o->for_kind, body);
-  commit(sched::replace(func_.body, o, now, remap), remap);
+  commit(sched::replace_loop(func_.body, outer_path, now, map, remap), remap);
   return LoopRef{fused};
 }
 

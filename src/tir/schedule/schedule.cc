@@ -12,27 +12,45 @@ using sched::Path;
 
 Schedule::Schedule(PrimFunc func) : func_(std::move(func)) {}
 
-Expected<BlockRef> Schedule::get_block(std::string_view name) {
+namespace {
+
+// The blocks named `name` in program order; an Error naming `primitive` when there is none.
+Expected<std::vector<Stmt>> blocks_named(const PrimFunc& func, std::string_view name,
+                                         std::string_view primitive) {
   std::vector<Stmt> found;
   std::vector<std::string> names;
-  sched::walk(func_.body, [&](const Path& path) {
+  sched::walk(func.body, [&](const Path& path) {
     if (const auto* block = path.back().as<BlockNode>()) {
       if (block->name == name) found.push_back(path.back());
       names.push_back(block->name);
     }
     return true;
   });
+  if (!found.empty()) return found;
+  if (names.empty())
+    return make_error("{}: no block named '{}': function @{} has no blocks", primitive, name,
+                      func.name);
+  return make_error("{}: no block named '{}' in function @{} (its blocks: {})", primitive, name,
+                    func.name, fmt::join(names, ", "));
+}
+
+}  // namespace
+
+Expected<BlockRef> Schedule::get_block(std::string_view name) {
+  UMA_TRY_ASSIGN(std::vector<Stmt> found, blocks_named(func_, name, "get_block"));
   if (found.size() > 1)
-    return make_error("get_block: {} blocks of function @{} are named '{}'", found.size(),
-                      func_.name, name);
-  if (found.empty()) {
-    if (names.empty())
-      return make_error("get_block: no block named '{}': function @{} has no blocks", name,
-                        func_.name);
-    return make_error("get_block: no block named '{}' in function @{} (its blocks: {})", name,
-                      func_.name, fmt::join(names, ", "));
-  }
+    return make_error(
+        "get_block: {} blocks of function @{} are named '{}'; get_blocks returns "
+        "them all",
+        found.size(), func_.name, name);
   return track(found.front());
+}
+
+Expected<std::vector<BlockRef>> Schedule::get_blocks(std::string_view name) {
+  UMA_TRY_ASSIGN(std::vector<Stmt> found, blocks_named(func_, name, "get_blocks"));
+  std::vector<BlockRef> blocks;
+  for (const Stmt& block : found) blocks.push_back(track(block));
+  return blocks;
 }
 
 BlockRef Schedule::track(const Stmt& block) {

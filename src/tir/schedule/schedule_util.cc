@@ -69,8 +69,8 @@ Expected<Path> find_loop(const PrimFunc& func, const LoopRef& loop, std::string_
   });
   if (found.empty())
     return make_error(
-        "{}: loop '{}' is not in function @{}; a split, fuse, tile or replace_with_extern "
-        "removed it",
+        "{}: loop '{}' is not in function @{}; a split, fuse, tile, partition or "
+        "replace_with_extern removed it",
         primitive, var->name, func.name);
   if (found.size() > 1)
     return make_error(
@@ -92,6 +92,31 @@ std::vector<const ForNode*> loops_in(const Stmt& s) {
 
 void record(BlockRemap& remap, const Stmt& old, const Stmt& now) {
   if (!old.same_as(now) && now.kind() == StmtKind::Block) remap[old.get()] = now;
+}
+
+Interval loop_range(const ForNode& loop, const Bounds& known) {
+  Interval lo = bounds_of(loop.min, known), count = bounds_of(loop.extent, known);
+  if (!lo.has_lower()) return Interval::everything();
+  if (!lo.has_upper() || !count.has_upper()) return {lo.min, Interval::kPosInf};
+  return {lo.min, (Interval::point(lo.max) + Interval::point(count.max - 1)).max};
+}
+
+Bounds loop_bounds(const Path& path) {
+  Bounds known;
+  for (std::size_t i = 0; i + 1 < path.size(); ++i)
+    if (const auto* loop = path[i].as<ForNode>())
+      known[loop->var.as<VarNode>()] = loop_range(*loop, known);
+  return known;
+}
+
+Stmt BoundedMutator::mutate(const ForNode& op, const Stmt& self) {
+  const auto* var = op.var.as<VarNode>();
+  known_[var] = loop_range(op, known_);
+  Stmt out = TrackingMutator::mutate(op, self);
+  // A loop's variable is bound once in a function (the verifier's rule), so its range
+  // needs no restoring, only forgetting.
+  known_.erase(var);
+  return out;
 }
 
 Stmt TrackingMutator::mutate(const BlockNode& op, const Stmt& self) {
@@ -166,6 +191,42 @@ class ReplaceBuffer final : public TrackingMutator {
   const Buffer& now_;
 };
 
+// Takes a block out of its sequence and puts its new form first or last in a loop's body.
+class MoveBlock final : public TrackingMutator {
+ public:
+  MoveBlock(BlockRemap& remap, const StmtNode* block, const ForNode* loop, Stmt moved, bool at_end)
+      : TrackingMutator(remap),
+        block_(block),
+        loop_(loop),
+        moved_(std::move(moved)),
+        at_end_(at_end) {}
+  using TrackingMutator::mutate;
+
+ protected:
+  Stmt mutate(const SeqNode& op, const Stmt& self) override {
+    auto it = std::find_if(op.stmts.begin(), op.stmts.end(),
+                           [&](const Stmt& s) { return s.get() == block_; });
+    if (it == op.stmts.end()) return TrackingMutator::mutate(op, self);
+    std::vector<Stmt> rest;
+    for (const Stmt& s : op.stmts)
+      if (s.get() != block_) rest.push_back(mutate(s));
+    return SeqNode::make(std::move(rest));
+  }
+  Stmt mutate(const ForNode& op, const Stmt& self) override {
+    if (&op != loop_) return TrackingMutator::mutate(op, self);
+    Stmt body = mutate(op.body);
+    return ForNode::make(
+        op.var, op.min, op.extent, op.for_kind,
+        SeqNode::make(at_end_ ? std::vector<Stmt>{body, moved_} : std::vector<Stmt>{moved_, body}));
+  }
+
+ private:
+  const StmtNode* block_;
+  const ForNode* loop_;
+  Stmt moved_;
+  bool at_end_;
+};
+
 }  // namespace
 
 Stmt replace_buffer(const Stmt& s, const Buffer& old, const Buffer& now, BlockRemap& remap) {
@@ -183,8 +244,31 @@ Stmt copy_block(const std::string& name, const Buffer& from, const Buffer& to) {
   return BlockNode::make(name, {from}, {to}, body);
 }
 
+Stmt move_into_loop(const Stmt& root, const StmtNode* block, const ForNode* loop, Stmt moved,
+                    bool at_end, BlockRemap& remap) {
+  return MoveBlock(remap, block, loop, std::move(moved), at_end).mutate(root);
+}
+
 Stmt replace(const Stmt& root, const StmtNode* old, Stmt now, BlockRemap& remap) {
   return Replace(remap, old, std::move(now)).run(root);
+}
+
+Stmt replace_loop(const Stmt& root, const Path& path, Stmt now,
+                  const std::unordered_map<const VarNode*, Expr>& map, BlockRemap& remap) {
+  const StmtNode* loop = path.back().get();
+  for (std::size_t d = path.size() - 1; d-- > 0;) {
+    const auto* block = path[d].as<BlockNode>();
+    if (block == nullptr) continue;
+    if (block->iter_vars.empty() && !block->init.defined()) break;
+    std::vector<IterVar> iters = block->iter_vars;
+    for (IterVar& iv : iters) iv.binding = tir::substitute(iv.binding, map);
+    Stmt rebuilt = BlockNode::make(block->name, block->reads, block->writes,
+                                   replace(block->body, loop, std::move(now), remap), block->attrs,
+                                   std::move(iters), tir::substitute(block->init, map));
+    record(remap, path[d], rebuilt);
+    return replace(root, block, rebuilt, remap);
+  }
+  return replace(root, loop, std::move(now), remap);
 }
 
 Stmt substitute(const Stmt& s, const std::unordered_map<const VarNode*, Expr>& map,
@@ -230,6 +314,16 @@ std::optional<std::string> reduction_store(const ForNode& loop) {
   return found;
 }
 
+bool allocates(const Stmt& s, const Buffer& buffer) {
+  bool found = false;
+  walk(s, [&](const Path& path) {
+    const auto* alloc = path.back().as<AllocateNode>();
+    found |= alloc != nullptr && alloc->buffer == buffer;
+    return !found;
+  });
+  return found;
+}
+
 std::vector<Buffer> accessed_buffers(const Stmt& s, bool loads, bool stores) {
   std::vector<Buffer> found;
   std::unordered_set<const BufferNode*> seen, local;
@@ -248,6 +342,116 @@ std::vector<Buffer> accessed_buffers(const Stmt& s, bool loads, bool stores) {
       add(static_cast<const AddressNode*>(e)->buffer);
   });
   return found;
+}
+
+template <typename F>
+std::optional<Expr> RegionBounder::combine(const Expr& a, bool a_upper, const Expr& b, bool b_upper,
+                                           F f) const {
+  auto x = bound(a, a_upper), y = bound(b, b_upper);
+  if (!x || !y) return std::nullopt;
+  return f(*x, *y);
+}
+
+RegionBounder::RegionBounder(const Stmt& body) {
+  pre_order_visit(body, [&](const ExprNode* e, const StmtNode* s) {
+    if (s != nullptr && s->kind == StmtKind::For) {
+      const auto* loop = static_cast<const ForNode*>(s);
+      loops_.emplace(loop->var.as<VarNode>(), loop);
+      inner_.insert(loop->var.as<VarNode>());
+    }
+    if (s != nullptr && s->kind == StmtKind::LetStmt)
+      inner_.insert(static_cast<const LetStmtNode*>(s)->var.as<VarNode>());
+    if (e != nullptr && e->kind == ExprKind::Let)
+      inner_.insert(static_cast<const LetNode*>(e)->var.as<VarNode>());
+  });
+}
+
+std::optional<Expr> RegionBounder::bound(const Expr& e, bool upper) const {
+  if (!uses_any(e, inner_)) return e;
+  switch (e.kind()) {
+    case ExprKind::Var: {
+      auto it = loops_.find(e.as<VarNode>());
+      if (it == loops_.end()) return std::nullopt;  // a let's variable
+      const ForNode* loop = it->second;
+      return upper ? bound(loop->min + loop->extent - 1, true) : bound(loop->min, false);
+    }
+    case ExprKind::Add:
+      return combine(e.as<AddNode>()->a, upper, e.as<AddNode>()->b, upper,
+                     [](Expr a, Expr b) { return a + b; });
+    case ExprKind::Sub:
+      return combine(e.as<SubNode>()->a, upper, e.as<SubNode>()->b, !upper,
+                     [](Expr a, Expr b) { return a - b; });
+    case ExprKind::Mul: {
+      const auto* op = e.as<MulNode>();
+      auto c = as_const_int(op->b);
+      Expr other = op->a;
+      if (!c) {
+        c = as_const_int(op->a);
+        other = op->b;
+      }
+      if (!c) return std::nullopt;
+      auto b = bound(other, *c >= 0 ? upper : !upper);
+      if (!b) return std::nullopt;
+      return *b * constant_like(other, *c);
+    }
+    case ExprKind::Div: {
+      const auto* op = e.as<DivNode>();
+      auto c = as_const_int(op->b);
+      if (!c || *c == 0) return std::nullopt;
+      auto a = bound(op->a, *c > 0 ? upper : !upper);
+      if (!a) return std::nullopt;
+      return *a / op->b;
+    }
+    case ExprKind::Mod: {
+      // Floor modulo by a positive constant lies in [0, c).
+      auto c = as_const_int(e.as<ModNode>()->b);
+      if (!c || *c <= 0) return std::nullopt;
+      return constant_like(e, upper ? *c - 1 : 0);
+    }
+    case ExprKind::Min:
+      return combine(e.as<MinNode>()->a, upper, e.as<MinNode>()->b, upper,
+                     [](Expr a, Expr b) { return min(a, b); });
+    case ExprKind::Max:
+      return combine(e.as<MaxNode>()->a, upper, e.as<MaxNode>()->b, upper,
+                     [](Expr a, Expr b) { return max(a, b); });
+    case ExprKind::Select: {
+      // Either value, whatever the condition.
+      const auto* op = e.as<SelectNode>();
+      return combine(op->true_value, upper, op->false_value, upper,
+                     [upper](Expr a, Expr b) { return upper ? max(a, b) : min(a, b); });
+    }
+    default:
+      return std::nullopt;
+  }
+}
+
+std::optional<PointwiseNest> pointwise_nest(const BlockNode& block, const Buffer& buffer) {
+  PointwiseNest out;
+  Stmt body = block.body;
+  while (const auto* loop = body.as<ForNode>()) {
+    out.nest.push_back(loop);
+    body = loop->body;
+  }
+  const auto* store = body.as<StoreNode>();
+  if (store == nullptr || store->buffer != buffer || store->indices.size() != out.nest.size() ||
+      store->indices.size() != buffer->shape.size())
+    return std::nullopt;
+  std::unordered_set<const VarNode*> vars;
+  for (const ForNode* loop : out.nest) vars.insert(loop->var.as<VarNode>());
+  for (const ForNode* loop : out.nest)
+    if (uses_any(loop->min, vars) || uses_any(loop->extent, vars)) return std::nullopt;
+  for (const Expr& index : store->indices) {
+    auto it = std::find_if(out.nest.begin(), out.nest.end(),
+                           [&](const ForNode* loop) { return loop->var.same_as(index); });
+    if (it == out.nest.end() ||
+        std::find(out.by_dimension.begin(), out.by_dimension.end(), *it) != out.by_dimension.end())
+      return std::nullopt;
+    out.by_dimension.push_back(*it);
+  }
+  for (const Buffer& read : accessed_buffers(body, /*loads=*/true, /*stores=*/false))
+    if (read == buffer) return std::nullopt;
+  out.store = body;
+  return out;
 }
 
 }  // namespace uma::tir::sched

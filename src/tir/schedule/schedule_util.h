@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "uma/tir/functor.h"
+#include "uma/tir/interval.h"
 #include "uma/tir/schedule.h"
 
 namespace uma::tir::sched {
@@ -57,12 +58,45 @@ class TrackingMutator : public Mutator {
   BlockRemap& remap_;
 };
 
+// The values a loop's variable takes, as far as the bounds of its min and extent under
+// `known` tell (everything when they tell nothing).
+Interval loop_range(const ForNode& loop, const Bounds& known);
+// The ranges of the variables of the loops on `path`, leaving out its last statement.
+Bounds loop_bounds(const Path& path);
+
+// A TrackingMutator that knows, while it rewrites a loop's body, the range of the variable
+// of every loop around (from `known` outward, loop_range inward).
+class BoundedMutator : public TrackingMutator {
+ public:
+  BoundedMutator(BlockRemap& remap, Bounds known)
+      : TrackingMutator(remap), known_(std::move(known)) {}
+  using TrackingMutator::mutate;
+
+ protected:
+  Stmt mutate(const ForNode& op, const Stmt& self) override;
+  const Bounds& known() const { return known_; }
+
+ private:
+  Bounds known_;
+};
+
 // Records that `old` (a block) was rebuilt as `now`, when `now` is a block (a block that a
 // primitive wraps or replaces is recorded by that primitive).
 void record(BlockRemap& remap, const Stmt& old, const Stmt& now);
 
 // `root` with the statement `old` (by identity) replaced by `now`.
 Stmt replace(const Stmt& root, const StmtNode* old, Stmt now, BlockRemap& remap);
+
+// `root` with the loop at the end of `path` replaced by `now`, where `map` gives the old
+// loop variables in terms of the new loops' (split, fuse): the innermost block around the
+// loop gets its iteration bindings and init rewritten by `map` too.
+Stmt replace_loop(const Stmt& root, const Path& path, Stmt now,
+                  const std::unordered_map<const VarNode*, Expr>& map, BlockRemap& remap);
+
+// `root` with the statement `block` taken out of the sequence holding it and `moved` put
+// first (or, `at_end`, last) in the body of `loop` (compute_at, reverse_compute_at).
+Stmt move_into_loop(const Stmt& root, const StmtNode* block, const ForNode* loop, Stmt moved,
+                    bool at_end, BlockRemap& remap);
 
 // `s` with variables replaced (by identity), recording the blocks rebuilt.
 Stmt substitute(const Stmt& s, const std::unordered_map<const VarNode*, Expr>& map,
@@ -90,8 +124,41 @@ bool uses(const Expr& e, const Var& var);
 // iterations must not run at once.
 std::optional<std::string> reduction_store(const ForNode& loop);
 
+// Whether `s` holds an allocation of `buffer`.
+bool allocates(const Stmt& s, const Buffer& buffer);
+
 // Every buffer a statement loads, stores or takes the address of, in order of first use,
 // leaving out buffers allocated inside it.
 std::vector<Buffer> accessed_buffers(const Stmt& s, bool loads, bool stores);
+
+// The loops of a pointwise block, by the dimension of the buffer each one indexes, and
+// in nest order (outermost first); with the store at the bottom of the nest.
+struct PointwiseNest {
+  std::vector<const ForNode*> nest;
+  std::vector<const ForNode*> by_dimension;
+  Stmt store;
+};
+
+// `block` as one loop per dimension of `buffer` around one store to `buffer` at the loop
+// variables (in any order), whose bounds use none of the nest's variables; else nullopt.
+std::optional<PointwiseNest> pointwise_nest(const BlockNode& block, const Buffer& buffer);
+
+// Bounds of index expressions over every iteration of the loops inside a statement, as
+// expressions of the variables bound outside it: each variable of an inner loop is replaced
+// by its first or last value, where the expression is monotonic in it.
+class RegionBounder {
+ public:
+  explicit RegionBounder(const Stmt& body);
+  // The smallest (or largest) value of `e`, or nullopt when `e` is not monotonic in the
+  // inner variables in a way this knows.
+  std::optional<Expr> bound(const Expr& e, bool upper) const;
+
+ private:
+  template <typename F>
+  std::optional<Expr> combine(const Expr& a, bool a_upper, const Expr& b, bool b_upper, F f) const;
+
+  std::unordered_map<const VarNode*, const ForNode*> loops_;
+  std::unordered_set<const VarNode*> inner_;  // every variable bound inside
+};
 
 }  // namespace uma::tir::sched

@@ -34,13 +34,14 @@ Expected<std::array<LoopRef, 2>> Schedule::split(const LoopRef& loop, std::int64
 
   sched::BlockRemap remap;
   Expr position = outer * f + inner;
-  Stmt body = sched::substitute(
-      op->body, {{op->var.as<VarNode>(), sched::offset_by(op->min, position)}}, remap);
+  std::unordered_map<const VarNode*, Expr> map{
+      {op->var.as<VarNode>(), sched::offset_by(op->min, position)}};
+  Stmt body = sched::substitute(op->body, map, remap);
   if (!exact) body = IfThenElseNode::make(position < op->extent, body);
   Stmt now =
       ForNode::make(outer, IntImmNode::make(type, 0), outer_extent, op->for_kind,
                     ForNode::make(inner, IntImmNode::make(type, 0), f, ForKind::kSerial, body));
-  commit(sched::replace(func_.body, op, now, remap), remap);
+  commit(sched::replace_loop(func_.body, path, now, map, remap), remap);
   return std::array<LoopRef, 2>{LoopRef{outer}, LoopRef{inner}};
 }
 

@@ -1,0 +1,54 @@
+// decompose-reductions: golden loop IR, functions without inits unchanged, and the
+// convolution compiled after it.
+#include <gtest/gtest.h>
+
+#include "tir_pass_test_util.h"
+#include "tir_schedule_test_util.h"
+
+namespace uma::tir {
+namespace {
+
+using testing_pass::apply;
+using namespace testing_schedule;
+
+TEST(TirDecomposeReductions, AtTheOutermostReduceLoop) {
+  ConvShape sh{.n = 1, .c = 2, .h = 3, .w = 3, .k = 1, .r = 2, .s = 1};
+  PrimFunc after = apply(decompose_reductions_pass(), conv2d_reduction(sh));
+  EXPECT_EQ(to_string(after),
+            R"(func @conv(%x: f32[1, 2, 3, 3], %w: f32[1, 2, 2, 1]) -> (%out: f32[1, 1, 2, 3]) {
+  block conv2d_nchw(reads: %x, %w; writes: %out) iters {n: spatial(1) = n, k: spatial(1) = k, p: spatial(2) = p, q: spatial(3) = q, c: reduce(2) = c, r: reduce(2) = r, s: reduce(1) = s} {
+    for (n, 0, 1) {
+      for (k, 0, 1) {
+        for (p, 0, 2) {
+          for (q, 0, 3) {
+            block conv2d_nchw_init(writes: %out) iters {n: spatial(1) = n, k: spatial(1) = k, p: spatial(2) = p, q: spatial(3) = q} {
+              %out[n, k, p, q] = 0.0f
+            }
+            for (c, 0, 2) {
+              for (r, 0, 2) {
+                for (s, 0, 1) {
+                  %out[n, k, p, q] = %out[n, k, p, q] + %x[n, c, p + r, q + s] * %w[k, c, r, s]
+                }
+              }
+            }
+          }
+        }
+      }
+    }
+  }
+}
+)");
+}
+
+TEST(TirDecomposeReductions, LeavesBlocksWithoutInit) {
+  PrimFunc func = conv2d(ConvShape{.n = 1, .c = 2, .h = 3, .w = 3, .k = 1, .r = 2, .s = 1});
+  EXPECT_TRUE(apply(decompose_reductions_pass(), func).body.same_as(func.body));
+}
+
+TEST(TirDecomposeReductions, Numeric) {
+  for (const ConvShape& sh : conv_shapes())
+    expect_conv_matches(apply(decompose_reductions_pass(), conv2d_reduction(sh)), sh);
+}
+
+}  // namespace
+}  // namespace uma::tir
