@@ -20,9 +20,20 @@ void register_core_passes(FuncPassRegistry& registry) {
               name);
   };
   add("simplify", "simplify every expression and statement", simplify_pass);
+  add("decompose-reductions",
+      "move the init of every reduction block into a block of its own before its reduce loops",
+      decompose_reductions_pass);
+  add("compact-buffers",
+      "move each allocation into the loop whose iterations each use their own box of it, "
+      "shrunk to the box",
+      compact_buffers_pass);
   add("parallelize-blocks",
-      "make each block's outer loop parallel where its iterations are independent",
-      parallelize_blocks_pass);
+      "make each block's outer loop parallel where its iterations are independent and the "
+      "block does at least min-work stores",
+      [](PassOptions& options) -> Expected<FuncPass> {
+        UMA_TRY_ASSIGN(std::int64_t min_work, get_count(options, "min-work", 0));
+        return parallelize_blocks_pass(min_work);
+      });
   add("flatten-buffers", "make every buffer one-dimensional and dense, with flat indices",
       flatten_buffers_pass);
   add("vectorize",
