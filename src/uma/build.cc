@@ -112,12 +112,14 @@ Expected<tir::PrimFunc> apply_schedules(const BackendSpec& spec, const Target& t
   blocks.visit(schedule.func().body);
   for (const BackendBlockScheduleEntry& entry : spec.schedules) {
     if (!blocks.names.count(entry.block)) continue;
-    // get_block refuses a function with two blocks of the name: the error says so.
-    Expected<tir::BlockRef> block = schedule.get_block(entry.block);
-    Status scheduled = block ? entry.run(schedule, *block, target) : Status(block.error());
-    if (!scheduled)
-      return scheduled.error().with_context(
-          fmt::format("the schedule of {}'s block {}", spec.target_name, entry.block));
+    // Every block of the name: a fused or partitioned function may hold several.
+    UMA_TRY_ASSIGN(std::vector<tir::BlockRef> found, schedule.get_blocks(entry.block));
+    for (const tir::BlockRef& block : found) {
+      Status scheduled = entry.run(schedule, block, target);
+      if (!scheduled)
+        return scheduled.error().with_context(
+            fmt::format("the schedule of {}'s block {}", spec.target_name, entry.block));
+    }
   }
   return schedule.func();
 }
