@@ -1,7 +1,7 @@
 # Real architectures built for the in-tree backends (`uma run --target <backend> --check`):
 # the convolutions the backend claims run on its kernels, the rest on the host, and the
-# outputs must match the reference interpreter's within 1e-4 of their largest magnitude and
-# torch's by the rule of check_models.py, as the interpreter's must. MODELS lists the
+# outputs must match the reference interpreter's (compare_scaled, by `uma run --check`) and
+# torch's (check_models.py) by one rule, as the interpreter's must. MODELS lists the
 # exported models to build (comma-separated), TARGET the backend; the export is shared with
 # the models test.
 include(${SCRIPTS}/export.cmake)

@@ -5,7 +5,9 @@ A model passes when every element of each output satisfies
 
     |uma - torch| <= RTOL * |torch| + ATOL * max|torch|        (RTOL = 1e-4, ATOL = 1e-5)
 
-numpy.allclose's rule with its absolute term scaled by the output's largest magnitude.
+numpy.allclose's rule with its absolute term scaled by the output's largest magnitude: the
+rule of compare_scaled (include/uma/runtime/compare.h), by which `uma run --check` compares
+the compiled outputs with the interpreter's; keep the two the same.
 
 Why both terms. uma (the generated C and the reference interpreter) and torch all compute
 in f32 but sum in different orders, and the rounding error of a sum grows with the

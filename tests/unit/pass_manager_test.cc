@@ -172,6 +172,33 @@ TEST_F(PassManagerTest, RecordsTimingsOfTheLastRun) {
   EXPECT_THAT(table, HasSubstr("%       no  c\n"));
 }
 
+// A build's pipelines share one list through the options, each run adding to it.
+TEST_F(PassManagerTest, AppendsTimingsToTheOptionsList) {
+  std::vector<PassTiming> build;
+  PassManager first = pipeline("a,b", {.timings = &build});
+  PassManager second = pipeline("c", {.timings = &build});
+  ASSERT_TRUE(first.run(module).ok());
+  ASSERT_TRUE(second.run(module).ok());
+  ASSERT_TRUE(first.run(module).ok());
+  std::vector<std::string> names;
+  for (const PassTiming& t : build) names.push_back(t.pass);
+  EXPECT_EQ(names, (std::vector<std::string>{"a", "b", "c", "a", "b"}));
+  EXPECT_EQ(first.timings().size(), 2u);
+}
+
+TEST_F(PassManagerTest, SplitPipelineGivesNamesAndOptions) {
+  auto items = split_pipeline(" a ,b{x=1,2 y=3}, c");
+  ASSERT_TRUE(items.ok()) << items.error().message();
+  ASSERT_EQ(items->size(), 3u);
+  EXPECT_EQ((*items)[0].name, "a");
+  EXPECT_EQ((*items)[1].name, "b");
+  EXPECT_EQ((*items)[1].options, "x=1,2 y=3");
+  EXPECT_EQ((*items)[2].name, "c");
+  EXPECT_EQ((*items)[2].options, "");
+  EXPECT_EQ(split_pipeline("a{x=1").error().message(),
+            "pipeline 'a{x=1': '{' without a closing '}'");
+}
+
 TEST_F(PassManagerTest, ParsePipelineNamesUnknownPassesAndListsKnownOnes) {
   auto manager = parse_pipeline(registry, "a,x");
   ASSERT_FALSE(manager.ok());

@@ -103,7 +103,30 @@ class CompositeLoweringTest : public ::testing::Test {
 TEST_F(CompositeLoweringTest, ACompositeBecomesOneBlockWithOneCall) {
   Expected<std::string> ir = lowered("kappa");
   ASSERT_TRUE(ir.ok()) << ir.error().message();
-  EXPECT_EQ(*ir, R"(TODO)");
+  EXPECT_EQ(
+      *ir,
+      R"(func @module_kappa_main_0(%x: f32[3, 8]) -> (%out: f32[3, 8]) attributes {Compiler = "kappa", Primitive = 1, global_symbol = "module_kappa_main_0"} {
+  allocate %constant: f32[8] {
+    allocate %add_relu: f32[3, 8] {
+      block constant(writes: %constant) {
+        for (i0, 0, 8) {
+          %constant[i0] = select(i0 == 0, -1.0f, select(i0 == 1, -0.75f, select(i0 == 2, -0.5f, select(i0 == 3, -0.25f, select(i0 == 4, 0.0f, select(i0 == 5, 0.25f, select(i0 == 6, 0.5f, 0.75f)))))))
+        }
+      }
+      block "kappa.add_relu"(reads: %x, %constant; writes: %add_relu) {
+        @extern kappa_add_relu<i32>(&%x[0, 0], &%constant[0], &%add_relu[0, 0], 3, 8)
+      }
+      block sigmoid(reads: %add_relu; writes: %out) {
+        for (i0_1, 0, 3) {
+          for (i1, 0, 8) {
+            %out[i0_1, i1] = sigmoid(%add_relu[i0_1, i1])
+          }
+        }
+      }
+    }
+  }
+}
+)");
 }
 
 TEST_F(CompositeLoweringTest, BuildsAndRunsLikeTheInterpreter) {
@@ -124,7 +147,9 @@ TEST_F(CompositeLoweringTest, AFailingLoweringNamesTheBackendTheCompositeAndWhy)
   options.compiler.cache_dir = testing_c::run_cache_dir();
   Expected<HostBuild> built = build(module, {"kappa --max_rows=2"}, options);
   ASSERT_FALSE(built.ok());
-  EXPECT_EQ(built.error().message(), "TODO");
+  EXPECT_EQ(built.error().message(),
+            "lowering @module_kappa_main_0: node #0 (call) in function @module_kappa_main_0: "
+            "composite kappa.add_relu: backend 'kappa': 3 rows, and the kernel takes at most 2");
 }
 
 class NoImmediatesTest : public CompositeLoweringTest {
@@ -136,7 +161,23 @@ class NoImmediatesTest : public CompositeLoweringTest {
 TEST_F(NoImmediatesTest, EveryConstantIsABuffer) {
   Expected<std::string> ir = lowered("kappa");
   ASSERT_TRUE(ir.ok()) << ir.error().message();
-  EXPECT_EQ(*ir, R"(TODO)");
+  EXPECT_EQ(
+      *ir,
+      R"(func @module_kappa_main_0(%x: f32[3, 8], %constant: f32[8]) -> (%out: f32[3, 8]) attributes {Compiler = "kappa", Primitive = 1, "constant.1" = tensor<8xf32>, constants = [1], global_symbol = "module_kappa_main_0"} {
+  allocate %add_relu: f32[3, 8] {
+    block "kappa.add_relu"(reads: %x, %constant; writes: %add_relu) {
+      @extern kappa_add_relu<i32>(&%x[0, 0], &%constant[0], &%add_relu[0, 0], 3, 8)
+    }
+    block sigmoid(reads: %add_relu; writes: %out) {
+      for (i0, 0, 3) {
+        for (i1, 0, 8) {
+          %out[i0, i1] = sigmoid(%add_relu[i0, i1])
+        }
+      }
+    }
+  }
+}
+)");
 }
 
 // The option on its own: the same function lowered with the host's limit and with 0.
@@ -154,7 +195,12 @@ TEST(MaxImmediateElementsTest, ZeroMakesEveryConstantABuffer) {
   EXPECT_TRUE(lower::bound_constants(*host).empty());
   ASSERT_EQ(lower::bound_constants(*none).size(), 1u);
   EXPECT_EQ(lower::bound_constants(*none)[0].first, 1u);
-  EXPECT_EQ(tir::to_string(none->body), "TODO");
+  EXPECT_EQ(tir::to_string(none->body), R"(block add(reads: %x, %constant; writes: %out) {
+  for (i0, 0, 2) {
+    %out[i0] = %x[i0] + %constant[i0]
+  }
+}
+)");
 }
 
 // A backend whose lowerings do not fit its patterns is refused.
