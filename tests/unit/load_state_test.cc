@@ -115,7 +115,7 @@ TEST_F(LoadStateTest, TheFunctionPrintsAndVerifiesWithItsInitAndFini) {
   EXPECT_EQ(to_string(func),
             R"(func @scale(%x: f32[4], %w: u8[4]) -> (%out: f32[4], %state: u8[8] in "state") {
   for (j, 0, 4) {
-    %out[j] = %x[j] * cast<f32>(%state[j]) + cast<f32>(%state[4])
+    %out[j] = %x[j] * f32(%state[j]) + f32(%state[4])
   }
   %state[4] = %state[4] + 1u8
 } init {
@@ -124,7 +124,8 @@ TEST_F(LoadStateTest, TheFunctionPrintsAndVerifiesWithItsInitAndFini) {
   }
 } fini {
   @extern test_fini<i32>(&%state[0])
-})");
+}
+)");
   EXPECT_EQ(source.functions[0].init_symbol, "scale_init");
   EXPECT_EQ(source.functions[0].fini_symbol, "scale_fini");
   EXPECT_EQ(source.functions[1].fini_symbol, "");

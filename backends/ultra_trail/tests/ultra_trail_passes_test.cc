@@ -65,7 +65,7 @@ func @module_ultra_trail_main_0(%x: f32[2, 3, 16], %w1: f32[8, 3, 3], %b1: f32[8
       @extern ut_load_bmem<i32>(&%ut_state[0], &%b1[0], 32)
       for (n, 0, 2) {
         @extern ut_load_fmem<i32>(&%ut_state[0], &%x[n, 0, 0], 192)
-        @extern ut_run(&%ut_state[0], 8i32, 3i32, 1i32, 8i32, 1i32, 3i32, 1i32, 1i32, 1i32, 16i32, 16i32, 1i32, 1i32)
+        @extern ut_run<i32>(&%ut_state[0], 8i32, 3i32, 1i32, 8i32, 1i32, 3i32, 1i32, 1i32, 1i32, 16i32, 16i32, 1i32, 1i32)
         @extern ut_store_fmem<i32>(&%ut_state[0], &%layer0[n, 0, 0], 512)
       }
     }
@@ -74,7 +74,7 @@ func @module_ultra_trail_main_0(%x: f32[2, 3, 16], %w1: f32[8, 3, 3], %b1: f32[8
       @extern ut_load_bmem<i32>(&%ut_state[0], &%b2[0, 0], 16)
       for (n_1, 0, 2) {
         @extern ut_load_fmem<i32>(&%ut_state[0], &%layer0[n_1, 0, 0], 512)
-        @extern ut_run(&%ut_state[0], 8i32, 8i32, 1i32, 4i32, 1i32, 5i32, 2i32, 2i32, 1i32, 16i32, 8i32, 1i32, 0i32)
+        @extern ut_run<i32>(&%ut_state[0], 8i32, 8i32, 1i32, 4i32, 1i32, 5i32, 2i32, 2i32, 1i32, 16i32, 8i32, 1i32, 0i32)
         @extern ut_store_fmem<i32>(&%ut_state[0], &%out[n_1, 0, 0], 128)
       }
     }
@@ -107,8 +107,7 @@ TEST_F(UltraTrailTest, TheGeneratedCodeReturnsAFailedCallsStatus) {
       code.find(
           "    {\n"
           "      const int32_t uma_call_status = ut_run(&ut_state[0], 8, 8, 1, 4, 1, 5, 2, 2, "
-          "1, 16, "
-          "8, 1, 0);\n"
+          "1, 16, 8, 1, 0);\n"
           "      if (uma_call_status != 0 && uma_status == 0) uma_status = "
           "uma_call_status;\n"
           "    }\n"),
