@@ -259,21 +259,25 @@ typedef float vec;
 #define FMA(a, b, c) fmaf(a, b, c)
 #define SUM(v) (v)
 #endif
-#define CHAINS 12
+// Twelve chains (more than FMA latency x ports), each in a register of its own.
+#define CHAINS(X) X(0) X(1) X(2) X(3) X(4) X(5) X(6) X(7) X(8) X(9) X(10) X(11)
 int64_t uma_peak(int64_t iters, int threads, float* sink) {
   #pragma omp parallel num_threads(threads)
   {
-    vec acc[CHAINS];
-    for (int k = 0; k < CHAINS; ++k) acc[k] = SPLAT(0.001f * (float)k);
+#define DECLARE(k) vec acc##k = SPLAT(0.001f * (float)(k));
+#define STEP(k) acc##k = FMA(acc##k, a, b);
+#define ADD(k) s += SUM(acc##k);
+    CHAINS(DECLARE)
     vec a = SPLAT(0.999f), b = SPLAT(0.0001f);
-    for (int64_t i = 0; i < iters; ++i)
-      for (int k = 0; k < CHAINS; ++k) acc[k] = FMA(acc[k], a, b);
+    for (int64_t i = 0; i < iters; ++i) {
+      CHAINS(STEP)
+    }
     float s = 0;
-    for (int k = 0; k < CHAINS; ++k) s += SUM(acc[k]);
+    CHAINS(ADD)
     #pragma omp atomic
     *sink += s;
   }
-  return iters * CHAINS * LANES * 2;
+  return iters * 12 * LANES * 2;
 }
 )";
 
