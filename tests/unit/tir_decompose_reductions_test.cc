@@ -1,7 +1,8 @@
-// decompose-reductions: golden loop IR, functions without inits unchanged, and the
-// convolution compiled after it.
+// decompose-reductions: golden loop IR (with an epilogue fused), functions without inits
+// unchanged, and the convolution compiled after it.
 #include <gtest/gtest.h>
 
+#include "tir_epilogue_test_util.h"
 #include "tir_pass_test_util.h"
 #include "tir_schedule_test_util.h"
 
@@ -40,6 +41,16 @@ TEST(TirDecomposeReductions, AtTheOutermostReduceLoop) {
 )");
 }
 
+// The epilogue moves under the innermost spatial loop first, so that compact-buffers then
+// shrinks the accumulator to the point.
+TEST(TirDecomposeReductions, FusesTheEpilogue) {
+  PrimFunc after = apply(
+      compact_buffers_pass(),
+      apply(decompose_reductions_pass(),
+            with_epilogue(ConvShape{.n = 1, .c = 2, .h = 3, .w = 3, .k = 1, .r = 2, .s = 1})));
+  EXPECT_EQ(to_string(after), R"(GOLDEN)");
+}
+
 TEST(TirDecomposeReductions, LeavesBlocksWithoutInit) {
   PrimFunc func = conv2d(ConvShape{.n = 1, .c = 2, .h = 3, .w = 3, .k = 1, .r = 2, .s = 1});
   EXPECT_TRUE(apply(decompose_reductions_pass(), func).body.same_as(func.body));
@@ -48,6 +59,9 @@ TEST(TirDecomposeReductions, LeavesBlocksWithoutInit) {
 TEST(TirDecomposeReductions, Numeric) {
   for (const ConvShape& sh : conv_shapes())
     expect_conv_matches(apply(decompose_reductions_pass(), conv2d_reduction(sh)), sh);
+  for (const ConvShape& sh : conv_shapes())
+    expect_conv_matches(
+        apply(compact_buffers_pass(), apply(decompose_reductions_pass(), with_epilogue(sh))), sh);
 }
 
 }  // namespace

@@ -7,6 +7,10 @@
 // compact-buffers then shrinks the accumulator to the point: lowering's reduction with an
 // epilogue becomes one loop nest with a scalar accumulator again.
 //
+// Then every block drops its iteration variables: they serve scheduling, which is over by
+// TIR_PHASE_1, and later passes do not keep them (simplify removes a loop of one iteration,
+// to which a binding may refer).
+//
 // Assumes the verifier's rules on iteration variables. Each block (with its epilogue) is
 // rewritten on its own, as the whole body of a scratch function, so that blocks of the same
 // name elsewhere do not matter. An epilogue that reverse_compute_at does not support stays
@@ -119,6 +123,20 @@ class DecomposeReductions final : public Mutator {
   }
 };
 
+// Every block without its iteration variables.
+class DropIterVars final : public Mutator {
+ public:
+  using Mutator::mutate;
+
+ protected:
+  Stmt mutate(const BlockNode& op, const Stmt& self) override {
+    Stmt visited = Mutator::mutate(op, self);
+    const auto* block = visited.as<BlockNode>();
+    if (block->iter_vars.empty()) return visited;
+    return BlockNode::make(block->name, block->reads, block->writes, block->body, block->attrs);
+  }
+};
+
 }  // namespace
 
 FuncPass decompose_reductions_pass() {
@@ -126,6 +144,7 @@ FuncPass decompose_reductions_pass() {
             DecomposeReductions pass;
             Stmt body = pass.mutate(func.body);
             if (pass.error) return *pass.error;
+            body = DropIterVars().mutate(body);
             if (body.same_as(func.body)) return func;
             PrimFunc out = func;
             out.body = body;
