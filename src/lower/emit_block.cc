@@ -142,7 +142,10 @@ Stmt emit_block(const BlockRequest& request) {
       stage.dtype == DType::f16 || stage.dtype == DType::bf16 ? DType::f32 : stage.dtype);
   // The target is the accumulator when nothing is applied to the result; otherwise the
   // reduction gets loop variables of its own (a loop variable belongs to one loop).
-  bool direct = !request.epilogue && !red.finalize && acc_dtype == target->dtype;
+  // An epilogue that gives back its argument (an output fused as it is) is none.
+  Var probe = VarNode::make("v", DataType::scalar(acc_dtype));
+  bool no_epilogue = !request.epilogue || request.epilogue(probe).same_as(probe);
+  bool direct = no_epilogue && !red.finalize && acc_dtype == target->dtype;
   Buffer acc =
       direct ? target : make_buffer(stage.name + "_acc", acc_dtype, target->shape, "global");
   std::vector<Var> svars = direct ? request.vars : output_vars(stage);
