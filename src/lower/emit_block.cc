@@ -140,9 +140,9 @@ Stmt emit_block(const BlockRequest& request) {
   const Reduction& red = *stage.reduction;
   DType acc_dtype = red.accumulate_dtype.value_or(
       stage.dtype == DType::f16 || stage.dtype == DType::bf16 ? DType::f32 : stage.dtype);
-  // The target is the accumulator when nothing is applied to the result; otherwise the
+  // The target is the accumulator when nothing is applied to the result (an epilogue that
+  // gives back its argument, an output fused as it is, applies nothing); otherwise the
   // reduction gets loop variables of its own (a loop variable belongs to one loop).
-  // An epilogue that gives back its argument (an output fused as it is) is none.
   Var probe = VarNode::make("v", DataType::scalar(acc_dtype));
   bool no_epilogue = !request.epilogue || request.epilogue(probe).same_as(probe);
   bool direct = no_epilogue && !red.finalize && acc_dtype == target->dtype;
