@@ -156,7 +156,7 @@ func @dense_relu(%a: tensor<2x4xf32>, %b: tensor<3x4xf32>) -> (tensor<2x3xf32>) 
 }
 )");
   ASSERT_TRUE(func.ok()) << func.error().message();
-  EXPECT_EQ(block_names(*func), std::vector<std::string>{"dense"});
+  EXPECT_EQ(block_names(*func), (std::vector<std::string>{"dense", "dense_epilogue"}));
   EXPECT_EQ(func->attrs.get_string("global_symbol"), "npu_main_0");
   EXPECT_EQ(func->attrs.get_string("Compiler"), "npu");
 }

@@ -178,9 +178,9 @@ TEST_F(TirVerifier, VectorizedLoopsHaveConstantExtents) {
 }
 
 TEST_F(TirVerifier, BlocksHaveNames) {
-  Stmt block =
-      Stmt(std::make_shared<const BlockNode>("", std::vector<Buffer>{}, std::vector<Buffer>{out},
-                                             StoreNode::make(out, Expr(0.0), {i, j}), AttrMap()));
+  Stmt block = Stmt(std::make_shared<const BlockNode>(
+      "", std::vector<Buffer>{}, std::vector<Buffer>{out}, StoreNode::make(out, Expr(0.0), {i, j}),
+      AttrMap(), std::vector<IterVar>{}, Stmt()));
   EXPECT_EQ(error_of(func(nest(block))), "func @f, block conv2d_nchw: a block has no name");
 }
 
