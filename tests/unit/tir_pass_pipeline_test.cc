@@ -169,9 +169,10 @@ TEST(TirPassRegistry, ListsEveryCorePassWithASummary) {
     names.push_back(name);
     EXPECT_FALSE(summary.empty()) << name;
   }
-  EXPECT_EQ(names, (std::vector<std::string>{"flatten-buffers", "lift-allocations",
-                                             "parallelize-blocks", "remove-no-op", "simplify",
-                                             "storage-rewrite", "unroll", "vectorize"}));
+  EXPECT_EQ(names,
+            (std::vector<std::string>{"compact-buffers", "decompose-reductions", "flatten-buffers",
+                                      "lift-allocations", "parallelize-blocks", "remove-no-op",
+                                      "simplify", "storage-rewrite", "unroll", "vectorize"}));
 }
 
 TEST(TirPassRegistry, ErrorsNameThePassAndTheOption) {
@@ -182,7 +183,8 @@ TEST(TirPassRegistry, ErrorsNameThePassAndTheOption) {
     return passes.ok() ? std::string("ok") : passes.error().message();
   };
   EXPECT_EQ(message("simplify,fold"),
-            "unknown pass 'fold' (known passes: flatten-buffers, lift-allocations, "
+            "unknown pass 'fold' (known passes: compact-buffers, decompose-reductions, "
+            "flatten-buffers, lift-allocations, "
             "parallelize-blocks, remove-no-op, simplify, storage-rewrite, unroll, vectorize)");
   EXPECT_EQ(message("simplify{depth=2}"), "pass 'simplify' takes no options");
   EXPECT_EQ(message("vectorize{lanes=4}"), "pass 'vectorize' has no option 'lanes'");
