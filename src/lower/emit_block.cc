@@ -124,47 +124,64 @@ Stmt emit_block(const BlockRequest& request) {
   Bounds bounds;
   add_bounds(bounds, request.vars, stage.shape);
   std::vector<Expr> out_indices(request.vars.begin(), request.vars.end());
-  auto store = [&](const Expr& value) {
+  // The block storing `value` (of the loop variables `request.vars`) into the target.
+  auto pointwise_block = [&](const std::string& name, const Expr& value) {
     Expr stored = request.epilogue ? request.epilogue(value) : value;
-    return StoreNode::make(target, simplify(cast(target->dtype, stored), bounds),
-                           simplified(request.vars, bounds));
+    Stmt loops = loop_nest(request.vars, stage.shape,
+                           StoreNode::make(target, simplify(cast(target->dtype, stored), bounds),
+                                           simplified(request.vars, bounds)));
+    return BlockNode::make(name, loaded_buffers(loops, nullptr), {target}, loops, stage.attrs);
   };
-
-  Stmt body;
-  const BufferNode* local = nullptr;  // the accumulator: the block's own, not a read
   if (!stage.reduction) {
     FlagScope pointwise(request.in_reduction, false);
-    body = store(stage.element(out_indices));
-  } else {
-    const Reduction& red = *stage.reduction;
-    DType acc_dtype = red.accumulate_dtype.value_or(
-        stage.dtype == DType::f16 || stage.dtype == DType::bf16 ? DType::f32 : stage.dtype);
-    std::vector<Var> rvars = make_vars(red.axis_names, red.extents.size(), "k");
-    Bounds inner = bounds;
-    add_bounds(inner, rvars, red.extents);
-    Buffer acc = make_buffer("acc", acc_dtype, {Expr(1)}, "local");
-    local = acc.get();
-    Expr acc_value = LoadNode::make(acc, {Expr(0)});
-    Expr x;
-    {
-      FlagScope reducing(request.in_reduction, true);
-      x = red.body(out_indices, std::vector<Expr>(rvars.begin(), rvars.end()));
-    }
-    Expr update = simplify(combine(red.combiner, acc_value, cast(acc_dtype, x)), inner);
-    Expr result = acc_value;
-    if (red.finalize) {
-      FlagScope finalizing(request.in_reduction, false);
-      result = red.finalize(acc_value, out_indices);
-    }
-    Stmt computed = SeqNode::make({
-        StoreNode::make(acc, init_value(red.combiner, acc_dtype), {Expr(0)}),
-        loop_nest(rvars, red.extents, StoreNode::make(acc, update, {Expr(0)})),
-        store(result),
-    });
-    body = AllocateNode::make(acc, computed);
+    return pointwise_block(stage.name, stage.element(out_indices));
   }
-  Stmt loops = loop_nest(request.vars, stage.shape, body);
-  return BlockNode::make(stage.name, loaded_buffers(loops, local), {target}, loops, stage.attrs);
+
+  const Reduction& red = *stage.reduction;
+  DType acc_dtype = red.accumulate_dtype.value_or(
+      stage.dtype == DType::f16 || stage.dtype == DType::bf16 ? DType::f32 : stage.dtype);
+  // The target is the accumulator when nothing is applied to the result (an epilogue that
+  // gives back its argument, an output fused as it is, applies nothing); otherwise the
+  // reduction gets loop variables of its own (a loop variable belongs to one loop).
+  Var probe = VarNode::make("v", DataType::scalar(acc_dtype));
+  bool no_epilogue = !request.epilogue || request.epilogue(probe).same_as(probe);
+  bool direct = no_epilogue && !red.finalize && acc_dtype == target->dtype;
+  Buffer acc =
+      direct ? target : make_buffer(stage.name + "_acc", acc_dtype, target->shape, "global");
+  std::vector<Var> svars = direct ? request.vars : output_vars(stage);
+  std::vector<Var> rvars = make_vars(red.axis_names, red.extents.size(), "k");
+  Bounds inner;
+  add_bounds(inner, svars, stage.shape);
+  add_bounds(inner, rvars, red.extents);
+  std::vector<Expr> sp = simplified(svars, inner);
+  Expr x;
+  {
+    FlagScope reducing(request.in_reduction, true);
+    x = red.body(std::vector<Expr>(svars.begin(), svars.end()),
+                 std::vector<Expr>(rvars.begin(), rvars.end()));
+  }
+  Expr update = simplify(combine(red.combiner, LoadNode::make(acc, sp), cast(acc_dtype, x)), inner);
+  std::vector<IterVar> iter_vars;
+  for (std::size_t d = 0; d < svars.size(); ++d)
+    iter_vars.push_back(
+        {svars[d].as<VarNode>()->name, Expr(stage.shape[d]), IterKind::kSpatial, svars[d]});
+  for (std::size_t d = 0; d < rvars.size(); ++d)
+    iter_vars.push_back(
+        {rvars[d].as<VarNode>()->name, Expr(red.extents[d]), IterKind::kReduce, rvars[d]});
+  Stmt loops = loop_nest(svars, stage.shape,
+                         loop_nest(rvars, red.extents, StoreNode::make(acc, update, sp)));
+  Stmt reduction = BlockNode::make(stage.name, loaded_buffers(loops, acc.get()), {acc}, loops,
+                                   stage.attrs, std::move(iter_vars),
+                                   StoreNode::make(acc, init_value(red.combiner, acc_dtype), sp));
+  if (direct) return reduction;
+
+  Expr result = LoadNode::make(acc, out_indices);
+  if (red.finalize) {
+    FlagScope finalizing(request.in_reduction, false);
+    result = red.finalize(result, out_indices);
+  }
+  return AllocateNode::make(
+      acc, SeqNode::make({reduction, pointwise_block(stage.name + "_epilogue", result)}));
 }
 
 }  // namespace uma::lower

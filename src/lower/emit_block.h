@@ -1,6 +1,6 @@
 // Turning one stage into one block of the loop IR: loops over the stage's shape and, for a
-// reduction, an accumulator in scope "local" with the reduction loops inside. Private to
-// src/lower/.
+// reduction, a block with iteration variables and an init over the spatial and reduction
+// loops. Private to src/lower/.
 #pragma once
 
 #include <functional>
@@ -29,14 +29,22 @@ struct BlockRequest {
   bool* in_reduction = nullptr;
 };
 
-// The block `stage.name` computing the stage into the target at every index:
+// The block `stage.name` computing the stage into the target at every index. Pointwise:
 //   block name(reads: ...; writes: target) attributes {stage.attrs} {
-//     for (i0, 0, d0) { ... target[i...] = element(i...) }                     pointwise, or
-//     for (i0, 0, d0) { ... allocate acc in "local" { acc[0] = init;
-//         for (r0, 0, e0) { ... acc[0] = combine(acc[0], body(i..., r...)) }
-//         target[i...] = epilogue(finalize(acc[0], i...)) } }                   a reduction
-// Index and value expressions are simplified knowing the loops' ranges. Reads are the
-// buffers the body loads, in order of first use.
+//     for (i0, 0, d0) { ... target[i...] = epilogue(element(i...)) } }
+// A reduction: a block with iteration variables (spatial per output axis, reduce per
+// reduction axis, each bound to its loop's variable), an init and a perfect loop nest,
+//   block name(...; writes: acc) iters {i0: spatial(d0) = i0, ..., r0: reduce(e0) = r0}
+//       attributes {stage.attrs} {
+//     init { acc[i...] = identity }
+//     for (i0, 0, d0) { ... for (r0, 0, e0) { ... acc[i...] = combine(acc[i...], body) } } }
+// where acc is the target itself when there is no epilogue, no finalize and the
+// accumulator's dtype is the target's. Otherwise acc is `<name>_acc` (full size, "global"),
+// allocated around the reduction and a pointwise block `<name>_epilogue` (same attributes)
+// storing epilogue(finalize(acc[i...], i...)) into the target; the core passes
+// decompose-reductions and compact-buffers fuse the two back into one loop nest with a
+// scalar accumulator. Index and value expressions are simplified knowing the loops'
+// ranges. Reads are the buffers the body loads, in order of first use.
 tir::Stmt emit_block(const BlockRequest& request);
 
 }  // namespace uma::lower

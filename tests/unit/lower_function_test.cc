@@ -108,7 +108,9 @@ Expected<tir::PrimFunc> lower_text(Context& context, std::string_view text,
   return lower::lower_function(*module->find_function("main"), options);
 }
 
-TEST(LowerFunction, EpilogueFusionGivesOneBlockWithTheOpsAttributes) {
+// The reduction accumulates into %conv2d_nchw_acc and the epilogue block applies the bias
+// and the relu; both carry the convolution's attributes (decompose-reductions fuses them).
+TEST(LowerFunction, EpilogueIsABlockWithTheOpsAttributes) {
   Context context;
   auto func = lower_text(context, R"(
 func @main(%x: tensor<1x3x6x6xf32>, %w: tensor<4x3x3x3xf32>, %b: tensor<4x1x1xf32>) -> (tensor<1x4x3x3xf32>) {
@@ -119,12 +121,24 @@ func @main(%x: tensor<1x3x6x6xf32>, %w: tensor<4x3x3x3xf32>, %b: tensor<4x1x1xf3
 }
 )");
   ASSERT_TRUE(func.ok()) << func.error().message();
-  EXPECT_EQ(block_names(*func), std::vector<std::string>{"conv2d_nchw"});
-  const auto* block = func->body.as<tir::BlockNode>();
-  ASSERT_NE(block, nullptr);
-  EXPECT_EQ(block->attrs.get_ints("strides"), (Ints{2, 2}));
-  EXPECT_EQ(block->attrs.get_ints("padding"), (Ints{1, 1, 1, 1}));
-  EXPECT_EQ(block->reads.size(), 3u);
+  EXPECT_EQ(block_names(*func), (std::vector<std::string>{"conv2d_nchw", "conv2d_nchw_epilogue"}));
+  const auto* acc = func->body.as<tir::AllocateNode>();
+  ASSERT_NE(acc, nullptr);
+  EXPECT_EQ(acc->buffer->name, "conv2d_nchw_acc");
+  const auto* seq = acc->body.as<tir::SeqNode>();
+  ASSERT_NE(seq, nullptr);
+  ASSERT_EQ(seq->stmts.size(), 2u);
+  for (const tir::Stmt& s : seq->stmts) {
+    const auto* block = s.as<tir::BlockNode>();
+    ASSERT_NE(block, nullptr);
+    EXPECT_EQ(block->attrs.get_ints("strides"), (Ints{2, 2}));
+    EXPECT_EQ(block->attrs.get_ints("padding"), (Ints{1, 1, 1, 1}));
+  }
+  const auto& reduction = *seq->stmts[0].as<tir::BlockNode>();
+  EXPECT_EQ(reduction.reads.size(), 2u);
+  EXPECT_EQ(reduction.iter_vars.size(), 7u);
+  EXPECT_TRUE(reduction.init.defined());
+  EXPECT_EQ(seq->stmts[1].as<tir::BlockNode>()->reads.size(), 2u);  // acc and the bias
   EXPECT_EQ(func->attrs.get_string("global_symbol"), "main");
 }
 
@@ -142,7 +156,7 @@ func @dense_relu(%a: tensor<2x4xf32>, %b: tensor<3x4xf32>) -> (tensor<2x3xf32>) 
 }
 )");
   ASSERT_TRUE(func.ok()) << func.error().message();
-  EXPECT_EQ(block_names(*func), std::vector<std::string>{"dense"});
+  EXPECT_EQ(block_names(*func), (std::vector<std::string>{"dense", "dense_epilogue"}));
   EXPECT_EQ(func->attrs.get_string("global_symbol"), "npu_main_0");
   EXPECT_EQ(func->attrs.get_string("Compiler"), "npu");
 }

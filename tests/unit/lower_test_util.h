@@ -15,6 +15,7 @@
 #include "uma/lower/lower.h"
 #include "uma/runtime/compare.h"
 #include "uma/runtime/interpreter.h"
+#include "uma/tir/passes.h"
 #include "uma/tir/verifier.h"
 #include "uma/uma/context.h"
 
@@ -85,7 +86,13 @@ inline void check_cases(const std::vector<Case>& cases) {
       ADD_FAILURE() << c.label << ": " << ok.error().message();
       continue;
     }
-    funcs.push_back(std::move(*func));
+    // Code generation needs the reductions' inits decomposed (the first core pass).
+    auto decomposed = tir::decompose_reductions_pass().run(*func);
+    if (!decomposed.ok()) {
+      ADD_FAILURE() << c.label << ": " << decomposed.error().message();
+      continue;
+    }
+    funcs.push_back(std::move(*decomposed));
     modules.push_back(std::move(module));
     lowered.push_back(i);
   }

@@ -99,7 +99,7 @@ TEST(TirCorePipeline, ScheduledConvolutionWithUnrolledKernelLoops) {
   const Attribute* fallback = after.attrs.find("vectorize_fallback");
   ASSERT_NE(fallback, nullptr) << to_string(after);
   EXPECT_EQ(std::get<std::vector<std::string>>(*fallback),
-            std::vector<std::string>{"loop 'w': its body allocates %acc"});
+            std::vector<std::string>{"loop 'w': its body allocates %conv2d_nchw_acc"});
   std::string text = to_string(after);
   EXPECT_EQ(text.find("unrolled for"), std::string::npos) << text;
   expect_same_results(sch.func(), after);

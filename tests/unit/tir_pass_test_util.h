@@ -66,11 +66,17 @@ inline std::size_t elements(const Buffer& buffer) {
 
 // Runs `before` and `after` (the same function through some passes) on the same random
 // inputs and expects the same bytes in every parameter afterwards. Parameters must have
-// constant shapes; dtypes f32, i32 and i64 get random values, others random bytes.
+// constant shapes; dtypes f32, i32 and i64 get random values, others random bytes. Both
+// get their reductions' inits decomposed first, which code generation needs.
 inline void expect_same_results(const PrimFunc& before, PrimFunc after, unsigned seed = 1) {
   ASSERT_EQ(before.params.size(), after.params.size());
+  auto decomposed_before = decompose_reductions_pass().run(before);
+  auto decomposed_after = decompose_reductions_pass().run(after);
+  ASSERT_TRUE(decomposed_before.ok()) << decomposed_before.error().message();
+  ASSERT_TRUE(decomposed_after.ok()) << decomposed_after.error().message();
+  after = std::move(*decomposed_after);
   after.name += "_after";
-  auto built = testing_c::build({before, after});
+  auto built = testing_c::build({*decomposed_before, after});
   ASSERT_TRUE(built.ok()) << built.error().message();
   std::mt19937 rng(seed);
   std::vector<std::vector<std::uint8_t>> inputs;

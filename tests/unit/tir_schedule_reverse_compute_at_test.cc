@@ -3,9 +3,9 @@
 // compiled after each schedule.
 #include <gtest/gtest.h>
 
+#include "tir_epilogue_test_util.h"
 #include "tir_pass_test_util.h"
 #include "tir_schedule_test_util.h"
-#include "uma/tir/functor.h"
 
 namespace uma::tir {
 namespace {
@@ -13,35 +13,6 @@ namespace {
 using namespace testing_schedule;
 
 const ConvShape kSmall{.n = 1, .c = 2, .h = 3, .w = 3, .k = 1, .r = 2, .s = 1};
-
-class RenameBuffer final : public Mutator {
- public:
-  RenameBuffer(Buffer from, Buffer to) : from_(std::move(from)), to_(std::move(to)) {}
-  using Mutator::mutate;
-
- protected:
-  Buffer mutate_buffer(const Buffer& b) override { return b == from_ ? to_ : b; }
-
- private:
-  Buffer from_, to_;
-};
-
-// The reduction block accumulates into an allocated %acc; block conv2d_nchw_epilogue then
-// copies it to %out, as lowering does for a reduction with an epilogue.
-PrimFunc with_epilogue(const ConvShape& sh) {
-  PrimFunc func = conv2d_reduction(sh);
-  const Buffer out = func.params[2];
-  Buffer acc = make_buffer("acc", DType::f32, out->shape);
-  Stmt conv = RenameBuffer(out, acc).mutate(func.body);
-  std::vector<Var> vars;
-  for (const char* name : {"i0", "i1", "i2", "i3"}) vars.push_back(VarNode::make(name));
-  std::vector<Expr> indices(vars.begin(), vars.end());
-  Stmt copy = StoreNode::make(out, LoadNode::make(acc, indices), indices);
-  for (std::size_t d = 4; d-- > 0;) copy = loop(vars[d], out->shape[d], copy);
-  Stmt epilogue = BlockNode::make("conv2d_nchw_epilogue", {acc}, {out}, copy);
-  func.body = AllocateNode::make(acc, SeqNode::make({conv, epilogue}));
-  return func;
-}
 
 // The epilogue's loops keep their variables over one point (simplify later makes them its
 // body), and %acc shrinks to that point.

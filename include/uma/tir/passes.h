@@ -16,7 +16,10 @@ namespace uma::tir {
 FuncPass simplify_pass();
 
 // decompose-reductions: the init of every block that still has one becomes a block of its
-// own before the block's outermost reduce loop (Schedule::decompose_reduction).
+// own before the block's outermost reduce loop (Schedule::decompose_reduction), after the
+// pointwise block right after it that reads its result (its epilogue) moved under its
+// innermost spatial loop (Schedule::reverse_compute_at) where supported; then every block
+// drops its iteration variables.
 FuncPass decompose_reductions_pass();
 
 // compact-buffers: an allocation whose accesses lie in one loop, each iteration touching

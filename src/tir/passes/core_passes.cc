@@ -21,7 +21,8 @@ void register_core_passes(FuncPassRegistry& registry) {
   };
   add("simplify", "simplify every expression and statement", simplify_pass);
   add("decompose-reductions",
-      "move the init of every reduction block into a block of its own before its reduce loops",
+      "move the init of every reduction block into a block of its own before its reduce loops, "
+      "and the pointwise block after it that reads its result into its innermost spatial loop",
       decompose_reductions_pass);
   add("compact-buffers",
       "move each allocation into the loop whose iterations each use their own box of it, "

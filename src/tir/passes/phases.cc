@@ -15,7 +15,13 @@ TirPipeline core_tir_pipeline(const TirPipelineConfig& config) {
   // Loops are parallelized first, while buffers still have their dimensions.
   pipeline[1].push_back(decompose_reductions_pass());
   pipeline[1].push_back(compact_buffers_pass());
-  if (config.parallel) pipeline[1].push_back(parallelize_blocks_pass(config.min_parallel_work));
+  // Epilogues that decompose-reductions moved into a reduction's loops run in loops of one
+  // iteration over the point; simplify substitutes those away so that parallelize-blocks sees
+  // each store indexed by the loop variable itself.
+  if (config.parallel) {
+    pipeline[1].push_back(simplify_pass());
+    pipeline[1].push_back(parallelize_blocks_pass(config.min_parallel_work));
+  }
   pipeline[1].push_back(flatten_buffers_pass());
   pipeline[1].push_back(simplify_pass());
   // TIR_PHASE_2: loop transforms. The copies unroll makes are simplified before storage
