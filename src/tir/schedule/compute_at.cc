@@ -97,29 +97,10 @@ Status Schedule::compute_at(const BlockRef& block, const LoopRef& loop) {
     return make_error("compute_at: %{} is also used outside loop '{}'", buffer->name, loop_name);
 
   // The region one iteration reads, per dimension.
-  sched::RegionBounder bounder(l->body);
-  std::vector<Expr> lo(buffer->shape.size()), hi(buffer->shape.size());
-  std::optional<Error> error;
-  pre_order_visit(l->body, [&](const ExprNode* e, const StmtNode*) {
-    if (error || e == nullptr || e->kind != ExprKind::Load) return;
-    const auto* load = static_cast<const LoadNode*>(e);
-    if (load->buffer != buffer) return;
-    for (std::size_t d = 0; d < load->indices.size(); ++d) {
-      auto low = bounder.bound(load->indices[d], false);
-      auto high = bounder.bound(load->indices[d], true);
-      if (!low || !high) {
-        error = make_error(
-            "compute_at: cannot bound the index {} of %{} over an iteration of loop '{}' (an "
-            "index must be monotonic in the inner loops' variables: sums, products and floor "
-            "divisions by constants, min, max)",
-            to_string(load->indices[d]), buffer->name, loop_name);
-        return;
-      }
-      lo[d] = lo[d].defined() ? min(lo[d], *low) : *low;
-      hi[d] = hi[d].defined() ? max(hi[d], *high) : *high;
-    }
-  });
-  if (error) return *error;
+  UMA_TRY_ASSIGN(sched::Region read, sched::accessed_region(l->body, buffer, /*stores=*/false,
+                                                            "compute_at", loop_name));
+  std::vector<Expr>& lo = read.lo;
+  std::vector<Expr>& hi = read.hi;
   if (lo.size() != nest->by_dimension.size())
     return make_error("compute_at: %{} is read with the wrong number of indices", buffer->name);
 

@@ -93,29 +93,10 @@ Status Schedule::reverse_compute_at(const BlockRef& block, const LoopRef& loop) 
                         loop_name, out->name, c->name);
 
   // The region one iteration writes, per dimension.
-  sched::RegionBounder bounder(l->body);
-  std::vector<Expr> lo(buffer->shape.size()), hi(buffer->shape.size());
-  std::optional<Error> error;
-  pre_order_visit(l->body, [&](const ExprNode*, const StmtNode* s) {
-    if (error || s == nullptr || s->kind != StmtKind::Store) return;
-    const auto* write = static_cast<const StoreNode*>(s);
-    if (write->buffer != buffer || write->indices.size() != lo.size()) return;
-    for (std::size_t d = 0; d < lo.size(); ++d) {
-      auto low = bounder.bound(write->indices[d], false);
-      auto high = bounder.bound(write->indices[d], true);
-      if (!low || !high) {
-        error = make_error(
-            "reverse_compute_at: cannot bound the index {} of %{} over an iteration of loop "
-            "'{}' (an index must be monotonic in the inner loops' variables: sums, products and "
-            "floor divisions by constants, min, max)",
-            to_string(write->indices[d]), buffer->name, loop_name);
-        return;
-      }
-      lo[d] = lo[d].defined() ? min(lo[d], *low) : *low;
-      hi[d] = hi[d].defined() ? max(hi[d], *high) : *high;
-    }
-  });
-  if (error) return *error;
+  UMA_TRY_ASSIGN(sched::Region region, sched::accessed_region(l->body, buffer, /*stores=*/true,
+                                                              "reverse_compute_at", loop_name));
+  std::vector<Expr>& lo = region.lo;
+  std::vector<Expr>& hi = region.hi;
   if (lo.size() != nest->by_dimension.size() || !lo.front().defined())
     return make_error("reverse_compute_at: loop '{}' writes %{} with the wrong number of indices",
                       loop_name, buffer->name);

@@ -3,6 +3,8 @@
 
 #include <algorithm>
 
+#include "uma/tir/printer.h"
+
 namespace uma::tir::sched {
 
 std::vector<Stmt> children(const Stmt& s) {
@@ -452,6 +454,41 @@ std::optional<PointwiseNest> pointwise_nest(const BlockNode& block, const Buffer
     if (read == buffer) return std::nullopt;
   out.store = body;
   return out;
+}
+
+Expected<Region> accessed_region(const Stmt& body, const Buffer& buffer, bool stores,
+                                 std::string_view primitive, std::string_view loop_name) {
+  RegionBounder bounder(body);
+  Region region{std::vector<Expr>(buffer->shape.size()), std::vector<Expr>(buffer->shape.size())};
+  std::optional<Error> error;
+  auto widen = [&](const std::vector<Expr>& indices) {
+    if (error || indices.size() != region.lo.size()) return;
+    for (std::size_t d = 0; d < indices.size(); ++d) {
+      auto low = bounder.bound(indices[d], false);
+      auto high = bounder.bound(indices[d], true);
+      if (!low || !high) {
+        error = make_error(
+            "{}: cannot bound the index {} of %{} over an iteration of loop '{}' (an index must "
+            "be monotonic in the inner loops' variables: sums, products and floor divisions by "
+            "constants, min, max)",
+            primitive, to_string(indices[d]), buffer->name, loop_name);
+        return;
+      }
+      region.lo[d] = region.lo[d].defined() ? min(region.lo[d], *low) : *low;
+      region.hi[d] = region.hi[d].defined() ? max(region.hi[d], *high) : *high;
+    }
+  };
+  pre_order_visit(body, [&](const ExprNode* e, const StmtNode* s) {
+    if (stores && s != nullptr && s->kind == StmtKind::Store) {
+      const auto* write = static_cast<const StoreNode*>(s);
+      if (write->buffer == buffer) widen(write->indices);
+    } else if (!stores && e != nullptr && e->kind == ExprKind::Load) {
+      const auto* load = static_cast<const LoadNode*>(e);
+      if (load->buffer == buffer) widen(load->indices);
+    }
+  });
+  if (error) return *error;
+  return region;
 }
 
 }  // namespace uma::tir::sched

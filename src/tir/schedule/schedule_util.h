@@ -161,4 +161,14 @@ class RegionBounder {
   std::unordered_set<const VarNode*> inner_;  // every variable bound inside
 };
 
+// The box of `buffer` that `body` reads (its loads) or writes (its stores, with `stores`)
+// in one run: per dimension, the lowest and highest index over the loops inside `body`,
+// as expressions of the variables bound outside it (undefined where nothing is accessed).
+// An Error naming `primitive` and `loop_name` when an index cannot be bounded.
+struct Region {
+  std::vector<Expr> lo, hi;
+};
+Expected<Region> accessed_region(const Stmt& body, const Buffer& buffer, bool stores,
+                                 std::string_view primitive, std::string_view loop_name);
+
 }  // namespace uma::tir::sched
