@@ -254,6 +254,93 @@ TEST(CCodegenRun, VectorStoresLaneByLane) {
   EXPECT_EQ(xv, shifted);
 }
 
+TEST(CCodegenRun, WholeVectorLetsAndArithmetic) {
+  // On GCC vectors: t = a[i*8:] * b[i*8:] - 2 (a let), out = fma(t, t, min(a, b)) / 4 and
+  // top = max(a, b); min and max keep the scalar helpers' NaN rule; i64 lanes add exactly.
+  const float nan = std::numeric_limits<float>::quiet_NaN();
+  Buffer a = make_buffer("a", DType::f32, {Expr(16)}), b = make_buffer("b", DType::f32, {Expr(16)});
+  Buffer out = make_buffer("out", DType::f32, {Expr(16)});
+  Buffer top = make_buffer("top", DType::f32, {Expr(16)});
+  Buffer p = make_buffer("p", DType::i64, {Expr(4)}), q = make_buffer("q", DType::i64, {Expr(4)});
+  Var i = index_var("i"), t = VarNode::make("t", DataType{DType::f32, 8, false});
+  Expr lanes = RampNode::make(i * 8, Expr(1), 8);
+  Expr x = LoadNode::make(a, {lanes}), y = LoadNode::make(b, {lanes});
+  Expr fma =
+      CallNode::make(t.type(), "fma", {t, t, MinNode::make(x, y)}, CallNode::CallKind::kIntrinsic);
+  Expr i64_lanes = RampNode::make(Expr(0), Expr(1), 4);
+  Stmt body = SeqNode::make({
+      loop(
+          i, 2,
+          LetStmtNode::make(
+              t, x * y - BroadcastNode::make(Expr(2.0), 8),
+              SeqNode::make({StoreNode::make(out, fma / BroadcastNode::make(Expr(4.0), 8), {lanes}),
+                             StoreNode::make(top, MaxNode::make(x, y), {lanes})}))),
+      StoreNode::make(q, LoadNode::make(p, {i64_lanes}) + LoadNode::make(q, {i64_lanes}),
+                      {i64_lanes}),
+  });
+  auto built = build({make_func("vectors", {a, b, out, top, p, q}, 2, body)});
+  ASSERT_TRUE(built.ok()) << built.error().message();
+  EXPECT_NE(built->source.code.find("uma_vfma_f32x8"), std::string::npos);
+  std::vector<float> av(16), bv(16), ov(16), tv(16);
+  for (int k = 0; k < 16; ++k) {
+    av[k] = static_cast<float>(k) * 0.75f - 3;
+    bv[k] = 5 - static_cast<float>(k) * 0.5f;
+  }
+  av[3] = nan;
+  bv[9] = nan;
+  std::vector<std::int64_t> pv = {1, -2, std::numeric_limits<std::int64_t>::max(), 1LL << 40};
+  std::vector<std::int64_t> qv = {10, 20, 1, 3};
+  ASSERT_EQ(call(*built, 0, {av.data(), bv.data(), ov.data(), tv.data(), pv.data(), qv.data()}), 0);
+  for (int k = 0; k < 16; ++k) {
+    float tk = av[k] * bv[k] - 2;
+    float low = bv[k] < av[k] ? bv[k] : av[k], high = av[k] < bv[k] ? bv[k] : av[k];
+    float expected = std::fma(tk, tk, low) / 4;
+    if (std::isnan(expected))
+      EXPECT_TRUE(std::isnan(ov[k])) << k;
+    else
+      EXPECT_EQ(ov[k], expected) << k;
+    if (std::isnan(high))
+      EXPECT_TRUE(std::isnan(tv[k])) << k;
+    else
+      EXPECT_EQ(tv[k], high) << k;
+  }
+  EXPECT_TRUE(std::isnan(tv[3]));  // max(NaN, b) is NaN
+  EXPECT_EQ(tv[9], av[9]);         // max(a, NaN) is a
+  std::vector<std::int64_t> sums = {11, 18, std::numeric_limits<std::int64_t>::min(),
+                                    (1LL << 40) + 3};
+  EXPECT_EQ(qv, sums);
+}
+
+TEST(CCodegenRun, AnArrayOfVectorsReadLaneByLane) {
+  // acc (local) is written as whole vectors, so it is declared as GCC vectors; exp of it has
+  // no vector form and reads it lane by lane through its elements.
+  Buffer a = make_buffer("a", DType::f32, {Expr(8)}),
+         out = make_buffer("out", DType::f32, {Expr(16)});
+  Buffer acc = make_buffer("acc", DType::f32, {Expr(2), Expr(8)}, "local");
+  Expr first = RampNode::make(Expr(0), Expr(1), 8), second = RampNode::make(Expr(8), Expr(1), 8);
+  Expr exp =
+      CallNode::make(DataType{DType::f32, 8, false}, "exp", {LoadNode::make(acc, {Expr(0), first})},
+                     CallNode::CallKind::kIntrinsic);
+  Stmt body = AllocateNode::make(
+      acc, SeqNode::make({
+               StoreNode::make(acc, BroadcastNode::make(Expr(0.5), 8), {Expr(0), first}),
+               StoreNode::make(acc, LoadNode::make(a, {first}), {Expr(1), first}),
+               StoreNode::make(out, exp, {first}),
+               StoreNode::make(
+                   out, LoadNode::make(acc, {Expr(1), first}) * BroadcastNode::make(Expr(2.0), 8),
+                   {second}),
+           }));
+  auto built = build({make_func("vector_array", {a, out}, 1, body)});
+  ASSERT_TRUE(built.ok()) << built.error().message();
+  EXPECT_NE(built->source.code.find("uma_f32x8 acc[2];"), std::string::npos) << built->source.code;
+  std::vector<float> av = {1, -2, 3.5f, 0, 7, -0.25f, 9, 10}, ov(16);
+  ASSERT_EQ(call(*built, 0, {av.data(), ov.data()}), 0);
+  for (int k = 0; k < 8; ++k) {
+    EXPECT_NEAR(ov[k], std::exp(0.5f), 1e-6f) << k;
+    EXPECT_EQ(ov[8 + k], av[k] * 2) << k;
+  }
+}
+
 TEST(CCodegenRun, HalfPrecisionBuffersRoundOnStore) {
   Buffer a = make_buffer("a", DType::f16, {Expr(5)}),
          out = make_buffer("out", DType::f16, {Expr(5)});

@@ -149,7 +149,8 @@ std::string function_text(const std::string& code) {
 
 TEST(CCodegen, GoldenTextOfAVectorAccumulator) {
   // acc[0:16] = 0; for k: acc[0:16] = fma(x[k], w[k, 0:16], acc[0:16]); y[0:16] = acc[0:16]:
-  // each lane reads only what it writes, so the lanes are stored as they are computed.
+  // contiguous accesses, so each store is one statement on GCC vectors, no lane loop; the
+  // accumulator, only ever accessed as whole vectors, is an array of them (a register).
   Buffer x = make_buffer("x", DType::f32, {Expr(8)});
   Buffer w = make_buffer("w", DType::f32, {Expr(128)});
   Buffer y = make_buffer("y", DType::f32, {Expr(16)});
@@ -165,23 +166,15 @@ TEST(CCodegen, GoldenTextOfAVectorAccumulator) {
       acc, SeqNode::make({StoreNode::make(acc, BroadcastNode::make(Expr(0.0), 16), {lanes}),
                           loop(k, 8, StoreNode::make(acc, fma, {lanes})),
                           StoreNode::make(y, LoadNode::make(acc, {lanes}), {lanes})}));
-  EXPECT_EQ(function_text(generate({make_func("dot", {x, w, y}, body)})), R"(// dot
+  std::string code = generate({make_func("dot", {x, w, y}, body)});
+  EXPECT_EQ(function_text(code), R"(// dot
 static inline int32_t dot_impl(float* restrict x, float* restrict w, float* restrict y) {
-  float acc[16];  // scope local
-  #pragma GCC ivdep
-  for (int64_t uma_lane = 0; uma_lane < 16; ++uma_lane) {
-    acc[uma_lane] = 0.0f;
-  }
+  uma_f32x16 acc[1];  // scope local
+  acc[0] = uma_vsplat_f32x16(0.0f);
   for (int64_t k = 0; k < 8; ++k) {
-    #pragma GCC ivdep
-    for (int64_t uma_lane = 0; uma_lane < 16; ++uma_lane) {
-      acc[uma_lane] = fmaf(x[k], w[k * 16 + uma_lane], acc[uma_lane]);
-    }
+    acc[0] = uma_vfma_f32x16(uma_vsplat_f32x16(x[k]), uma_vload_f32x16(&w[k * 16]), acc[0]);
   }
-  #pragma GCC ivdep
-  for (int64_t uma_lane = 0; uma_lane < 16; ++uma_lane) {
-    y[uma_lane] = acc[uma_lane];
-  }
+  uma_vstore_f32x16(&y[0], acc[0]);
   return 0;
 }
 
@@ -189,15 +182,64 @@ int32_t dot(void* const* args) {
   return dot_impl((float*)args[0], (float*)args[1], (float*)args[2]);
 }
 )");
+  // The type and its helpers, each defined once, in the order they are first used.
+  std::size_t begin = code.find("typedef"), end = code.find("\n// dot");
+  ASSERT_NE(begin, std::string::npos) << code;
+  EXPECT_EQ(code.substr(begin, end - begin),
+            R"(typedef float uma_f32x16 __attribute__((vector_size(64)));
+static inline uma_f32x16 uma_vsplat_f32x16(float s) {
+  uma_f32x16 v;
+  for (int uma_lane = 0; uma_lane < 16; ++uma_lane) v[uma_lane] = s;
+  return v;
+}
+static inline uma_f32x16 uma_vfma_f32x16(uma_f32x16 a, uma_f32x16 b, uma_f32x16 c) {
+  uma_f32x16 v;
+  for (int uma_lane = 0; uma_lane < 16; ++uma_lane) v[uma_lane] = fmaf(a[uma_lane], b[uma_lane], c[uma_lane]);
+  return v;
+}
+static inline uma_f32x16 uma_vload_f32x16(const float* p) {
+  uma_f32x16 v;
+  __builtin_memcpy(&v, p, sizeof v);
+  return v;
+}
+static inline void uma_vstore_f32x16(float* p, uma_f32x16 v) { __builtin_memcpy(p, &v, sizeof v); }
+)");
+}
+
+TEST(CCodegen, VectorsWithoutAGccTypeOrAContiguousAccessKeepLaneLoops) {
+  // f16 lanes compute in float; 3 lanes are no vector size; a stride-2 access is no
+  // contiguous one; exp has no vector form. Each keeps a lane loop.
+  Buffer h = make_buffer("h", DType::f16, {Expr(8)});
+  Buffer f = make_buffer("f", DType::f32, {Expr(16)});
+  Expr h_lanes = LoadNode::make(h, {RampNode::make(Expr(0), Expr(1), 8)});
+  Expr three = LoadNode::make(f, {RampNode::make(Expr(0), Expr(1), 3)});
+  Expr strided = LoadNode::make(f, {RampNode::make(Expr(0), Expr(2), 4)});
+  Expr exp = CallNode::make(DataType{DType::f32, 4, false}, "exp",
+                            {LoadNode::make(f, {RampNode::make(Expr(4), Expr(1), 4)})},
+                            CallNode::CallKind::kIntrinsic);
+  std::string code = generate({make_func(
+      "lanes", {h, f},
+      SeqNode::make({StoreNode::make(h, h_lanes + h_lanes, {RampNode::make(Expr(0), Expr(1), 8)}),
+                     StoreNode::make(f, three, {RampNode::make(Expr(8), Expr(1), 3)}),
+                     StoreNode::make(f, strided, {RampNode::make(Expr(1), Expr(2), 4)}),
+                     StoreNode::make(f, exp, {RampNode::make(Expr(12), Expr(1), 4)})}))});
+  EXPECT_FALSE(contains(code, "typedef")) << code;
+  EXPECT_TRUE(contains(code, "h[uma_lane] = uma_f32_to_f16(")) << code;
+  EXPECT_TRUE(contains(code,
+                       "uma_value[uma_lane] = f[uma_lane];\n      uma_index[uma_lane] = 8 + uma_lane;"))
+      << code;
+  EXPECT_TRUE(contains(code, "uma_value[uma_lane] = f[uma_lane * 2];")) << code;
+  EXPECT_TRUE(contains(code, "uma_value[uma_lane] = uma_expf(f[4 + uma_lane]);")) << code;
 }
 
 TEST(CCodegen, LanesThatReadOtherLanesAreComputedFirst) {
-  // acc[0:8] = acc[0:8] + acc[1:9] reads elements other lanes write.
-  Buffer acc = make_buffer("acc", DType::f32, {Expr(9)});
-  Expr own = LoadNode::make(acc, {RampNode::make(Expr(0), Expr(1), 8)});
-  Expr next = LoadNode::make(acc, {RampNode::make(Expr(1), Expr(1), 8)});
+  // acc[0:16:2] = acc[0:16:2] + acc[1:17:2] reads elements other lanes write; a strided
+  // store has no vector statement, so its lanes are computed first, then stored.
+  Buffer acc = make_buffer("acc", DType::f32, {Expr(17)});
+  Expr own = LoadNode::make(acc, {RampNode::make(Expr(0), Expr(2), 8)});
+  Expr next = LoadNode::make(acc, {RampNode::make(Expr(1), Expr(2), 8)});
   std::string code = generate({make_func(
-      "shift", {acc}, StoreNode::make(acc, own + next, {RampNode::make(Expr(0), Expr(1), 8)}))});
+      "shift", {acc}, StoreNode::make(acc, own + next, {RampNode::make(Expr(0), Expr(2), 8)}))});
   EXPECT_TRUE(contains(code, "acc[uma_index[uma_lane]] = uma_value[uma_lane];")) << code;
 }
 

@@ -325,7 +325,8 @@ const FunctionPrinter::BufferInfo* FunctionPrinter::find_buffer(const Buffer& bu
 
 std::string FunctionPrinter::base(const Buffer& buffer) {
   const BufferInfo& info = buffers_.at(buffer->data.as<VarNode>());
-  if (storage_type(info.dtype) == storage_type(buffer->dtype)) return info.name;
+  if (storage_type(info.dtype) == storage_type(buffer->dtype) && info.vector_lanes == 0)
+    return info.name;
   return fmt::format("(({}*){})", storage_type(buffer->dtype), info.name);
 }
 

@@ -53,12 +53,16 @@ class FunctionPrinter {
   };
   struct VarInfo {
     std::string name;
-    bool nonneg = false;      // provably >= 0 (loop counters from 0, ...)
-    bool lane_array = false;  // a vector let: an array indexed by the lane
+    bool nonneg = false;        // provably >= 0 (loop counters from 0, ...)
+    bool lane_array = false;    // a vector let: an array indexed by the lane
+    bool vector_value = false;  // a vector let of a GCC vector type (also indexed by the lane)
   };
   struct BufferInfo {
     std::string name;
     DType dtype;  // the dtype it is declared with
+    // A stack array of GCC vectors of this many lanes (0: of scalars), so that a register
+    // tile stays in registers; every access to it is a whole vector at a multiple of lanes.
+    int vector_lanes = 0;
   };
 
   // ---- expressions (expr_printer.cc) ----
@@ -81,6 +85,21 @@ class FunctionPrinter {
   const BufferInfo* find_buffer(const tir::Buffer& buffer, std::string_view use);
   bool nonneg(const tir::Expr& e) const;
 
+  // ---- whole vectors (vector_printer.cc) ----
+  // Whether `e` prints as a GCC vector value (contiguous loads, splats, arithmetic, min,
+  // max and fma of those).
+  bool vector_form(const tir::Expr& e) const;
+  // `e`, for which vector_form holds, as a vector value.
+  Printed vector_expr(const tir::Expr& e);
+  // Prints a vector store as one vector statement when its access is contiguous and its
+  // value has a vector form; false (and nothing printed) otherwise.
+  bool vector_statement(const tir::StoreNode& op, CodeWriter& out);
+  // The lanes of the vectors a stack allocation can be declared as: those of its every
+  // access, when each is a whole contiguous vector starting at a multiple of them; else 0.
+  int vector_array_lanes(const tir::AllocateNode& op) const;
+  // The element index, in vectors, of a whole-vector access to a vector array.
+  tir::Expr vector_index(const tir::Buffer& buffer, const std::vector<tir::Expr>& start) const;
+
   // ---- statements (stmt_printer.cc) ----
   void stmt(const tir::Stmt& s, CodeWriter& out);
   void for_loop(const tir::ForNode& op, CodeWriter& out);
@@ -102,7 +121,8 @@ class FunctionPrinter {
   std::string to_storage(DType dtype, const std::string& value);
 
   // ---- scopes ----
-  std::string bind(const tir::Var& v, bool nonneg, bool lane_array = false);
+  std::string bind(const tir::Var& v, bool nonneg, bool lane_array = false,
+                   bool vector_value = false);
   void unbind(const tir::Var& v);
 
   void fail(Error error);

@@ -292,10 +292,22 @@ void HelperSet::use(std::string_view name) {
   for (const std::string& callee : helper->calls) use(callee);
 }
 
+void HelperSet::use_generated(std::string_view name, const std::vector<std::string>& calls,
+                              const std::string& text) {
+  if (!used_.insert(std::string(name)).second) return;
+  for (const std::string& callee : calls)
+    UMA_CHECK(used_.count(callee) != 0 || find_helper(callee) != nullptr,
+              "C helper {} calls {}, which is not defined before it", name, callee);
+  for (const std::string& callee : calls)
+    if (find_helper(callee) != nullptr) use(callee);
+  generated_.emplace_back(name, text);
+}
+
 std::string HelperSet::definitions() const {
   std::string text;
   for (const Helper& helper : all_helpers())
     if (used_.count(helper.name) != 0) text += helper.text;
+  for (const auto& [name, definition] : generated_) text += definition;
   return text;
 }
 

@@ -6,6 +6,7 @@
 #include "c_types.h"
 #include "function_printer.h"
 #include "uma/tir/functor.h"
+#include "vector_types.h"
 
 namespace uma::codegen {
 
@@ -152,10 +153,10 @@ FunctionPrinter::FunctionPrinter(const PrimFunc& func, std::string symbol, std::
       unit_(unit),
       locals_(unit.globals) {}
 
-std::string FunctionPrinter::bind(const Var& v, bool nonneg, bool lane_array) {
+std::string FunctionPrinter::bind(const Var& v, bool nonneg, bool lane_array, bool vector_value) {
   const auto* node = v.as<VarNode>();
   std::string name = locals_.unique(node->name);
-  vars_[node].push_back({name, nonneg, lane_array});
+  vars_[node].push_back({name, nonneg, lane_array, vector_value});
   return name;
 }
 
@@ -334,6 +335,7 @@ void FunctionPrinter::store(const StoreNode& op, CodeWriter& out) {
 // accumulator's `acc[ramp] = acc[ramp] + ...`), where storing lane by lane is the same.
 void FunctionPrinter::vector_store(const StoreNode& op, CodeWriter& out) {
   if (!find_buffer(op.buffer, "written")) return;
+  if (vector_statement(op, out)) return;
   std::uint16_t lanes = op.value.type().lanes;
   const auto* data = op.buffer->data.as<VarNode>();
   ReadsBuffer reads(data);
@@ -406,8 +408,16 @@ void FunctionPrinter::allocate(const AllocateNode& op, CodeWriter& out) {
 
   if (elements && static_cast<std::uint64_t>(bytes) <= unit_.options.stack_alloc_limit) {
     std::string name = locals_.unique(buffer->name);
-    out.line(fmt::format("{} {}[{}];{}", type, name, std::max<std::int64_t>(*elements, 1), scope));
-    buffers_[data] = {name, buffer->dtype};
+    int lanes = vector_array_lanes(op);
+    if (lanes > 0) {
+      std::string vector = use_vector_type(
+          unit_.helpers, DataType{buffer->dtype, static_cast<std::uint16_t>(lanes), false});
+      out.line(fmt::format("{} {}[{}];{}", vector, name, *elements / lanes, scope));
+    } else {
+      out.line(
+          fmt::format("{} {}[{}];{}", type, name, std::max<std::int64_t>(*elements, 1), scope));
+    }
+    buffers_[data] = {name, buffer->dtype, lanes};
     stmt(op.body, out);
     buffers_.erase(data);
     return;
@@ -442,7 +452,13 @@ void FunctionPrinter::allocate(const AllocateNode& op, CodeWriter& out) {
 void FunctionPrinter::let_stmt(const LetStmtNode& op, CodeWriter& out) {
   DataType type = op.value.type();
   bool value_nonneg = nonneg(op.value);
-  if (type.lanes > 1) {
+  if (type.lanes > 1 && vector_form(op.value)) {
+    // A GCC vector value.
+    std::string value = vector_expr(op.value).text;
+    std::string name = bind(op.var, value_nonneg, true, true);
+    flush_prelude(out);
+    out.line(fmt::format("const {} {} = {};", use_vector_type(unit_.helpers, type), name, value));
+  } else if (type.lanes > 1) {
     // A vector value: an array with one element per lane.
     in_lane_ = true;
     std::string value = text(op.value);
