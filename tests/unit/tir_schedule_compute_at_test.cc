@@ -33,6 +33,32 @@ PrimFunc relu_then_window(std::int64_t taps, const std::function<Expr(Var, Var)>
   return func;
 }
 
+// s[i] = b[i] + sum_j a[i, j] (a reduction block with an init), then out[o] = s[o] + s[o + 1].
+PrimFunc row_sums_then_pairs(std::int64_t rows, std::int64_t cols) {
+  Buffer a = make_buffer("a", DType::f32, {Expr(rows), Expr(cols)});
+  Buffer b = make_buffer("b", DType::f32, {Expr(rows)});
+  Buffer sums = make_buffer("s", DType::f32, {Expr(rows)});
+  Buffer out = make_buffer("out", DType::f32, {Expr(rows - 1)});
+  Var i = VarNode::make("i"), j = VarNode::make("j"), o = VarNode::make("o");
+  Stmt row_sum = BlockNode::make(
+      "row_sum", {a, b}, {sums},
+      loop(i, rows,
+           loop(j, cols,
+                StoreNode::make(sums, LoadNode::make(sums, {i}) + LoadNode::make(a, {i, j}), {i}))),
+      {}, {{"i", Expr(rows), IterKind::kSpatial, i}, {"j", Expr(cols), IterKind::kReduce, j}},
+      StoreNode::make(sums, LoadNode::make(b, {i}), {i}));
+  Stmt pairs = BlockNode::make(
+      "pairs", {sums}, {out},
+      loop(o, rows - 1,
+           StoreNode::make(out, LoadNode::make(sums, {o}) + LoadNode::make(sums, {o + 1}), {o})));
+  PrimFunc func;
+  func.name = "pairs";
+  func.params = {a, b, out};
+  func.num_inputs = 2;
+  func.body = AllocateNode::make(sums, SeqNode::make({row_sum, pairs}));
+  return func;
+}
+
 TEST(TirScheduleComputeAt, Golden) {
   Schedule sch(relu_then_window(3, [](Var i, Var j) { return i + j; }));
   UMA_SCHED_ASSIGN(BlockRef relu, sch.get_block("relu"));
@@ -58,6 +84,61 @@ TEST(TirScheduleComputeAt, Golden) {
 }
 )");
   expect_ok(verify(sch.func()));
+}
+
+TEST(TirScheduleComputeAt, ReductionProducerGolden) {
+  // The rows each output reads are summed under its loop, every column of them, init first.
+  Schedule sch(row_sums_then_pairs(4, 3));
+  UMA_SCHED_ASSIGN(BlockRef row_sum, sch.get_block("row_sum"));
+  UMA_SCHED_ASSIGN(BlockRef pairs, sch.get_block("pairs"));
+  UMA_SCHED_ASSIGN(auto loops, sch.get_loops(pairs));
+  expect_ok(sch.compute_at(row_sum, loops[0]));
+  EXPECT_EQ(to_string(sch.func()), R"(func @pairs(%a: f32[4, 3], %b: f32[4]) -> (%out: f32[3]) {
+  allocate %s: f32[4] {
+    block pairs(reads: %s; writes: %out) {
+      for (o, 0, 3) {
+        block row_sum(reads: %a, %b; writes: %s) iters {i: spatial(4) = i, j: reduce(3) = j} {
+          init {
+            %s[i] = %b[i]
+          }
+          for (i, o, 2) {
+            for (j, 0, 3) {
+              %s[i] = %s[i] + %a[i, j]
+            }
+          }
+        }
+        %out[o] = %s[o] + %s[o + 1]
+      }
+    }
+  }
+}
+)");
+  expect_ok(verify(sch.func()));
+}
+
+TEST(TirScheduleComputeAt, ReductionProducerRuns) {
+  const std::int64_t rows = 6, cols = 5;
+  Schedule sch(row_sums_then_pairs(rows, cols));
+  UMA_SCHED_ASSIGN(BlockRef row_sum, sch.get_block("row_sum"));
+  UMA_SCHED_ASSIGN(BlockRef pairs, sch.get_block("pairs"));
+  UMA_SCHED_ASSIGN(auto loops, sch.get_loops(pairs));
+  expect_ok(sch.compute_at(row_sum, loops[0]));
+  UMA_SCHED_ASSIGN(auto sum_loops, sch.get_loops(row_sum));
+  ASSERT_EQ(sum_loops.size(), 3u);  // o, i, j
+  UMA_SCHED_ASSIGN(BlockRef init, sch.decompose_reduction(row_sum, sum_loops[2]));
+  (void)init;
+  expect_ok(verify(sch.func()));
+  auto built = testing_c::build({sch.func()});
+  ASSERT_TRUE(built.ok()) << built.error().message() << "\n" << to_string(sch.func());
+  std::vector<float> a = random_data(rows * cols, 4), b = random_data(rows, 5);
+  std::vector<float> out(rows - 1, std::nanf(""));
+  ASSERT_EQ(testing_c::call(*built, 0, {a.data(), b.data(), out.data()}), 0);
+  auto row = [&](std::int64_t i) {
+    float sum = b[i];
+    for (std::int64_t c = 0; c < cols; ++c) sum += a[i * cols + c];
+    return sum;
+  };
+  for (std::int64_t o = 0; o + 1 < rows; ++o) EXPECT_EQ(out[o], row(o) + row(o + 1)) << o;
 }
 
 TEST(TirScheduleComputeAt, RegionsOfStridedAndModuloReads) {
@@ -223,9 +304,9 @@ TEST(TirScheduleComputeAt, Errors) {
     UMA_SCHED_ASSIGN(BlockRef conv, sch.get_block("conv2d_nchw"));
     UMA_SCHED_ASSIGN(BlockRef relu_block, sch.get_block("relu"));
     EXPECT_EQ(error_of(sch.compute_at(conv, LoopRef{i})),
-              "compute_at: block 'conv2d_nchw' is not a pointwise loop nest (one loop per "
-              "dimension of %out around one store to %out at the loop variables); only such "
-              "producers are supported");
+              "compute_at: block 'conv2d_nchw' is not a perfect loop nest around one store to %out "
+              "at the loop variables (one loop per dimension, and a reduction's reduce loops); "
+              "only such producers are supported");
     EXPECT_EQ(error_of(sch.compute_at(relu_block, LoopRef{t})),
               "compute_at: %y is an output of function @conv: all of it must be computed");
   }

@@ -1,5 +1,6 @@
 // compute_at: a producer block moves under a loop of its consumer and computes, at each
-// iteration of that loop, only the region of its buffer that the iteration reads.
+// iteration of that loop, only the region of its buffer that the iteration reads. A
+// reduction producer computes that region whole: all its reduce iterations, and its init.
 #include <algorithm>
 
 #include "schedule_util.h"
@@ -68,12 +69,14 @@ Status Schedule::compute_at(const BlockRef& block, const LoopRef& loop) {
         "computed at a loop",
         p->name, p->writes.size());
   const Buffer& buffer = p->writes.front();
-  std::optional<sched::PointwiseNest> nest = sched::pointwise_nest(*p, buffer);
+  std::optional<sched::StoreNest> nest =
+      p->init.defined() ? sched::reduction_nest(*p, buffer) : sched::pointwise_nest(*p, buffer);
   if (!nest)
     return make_error(
-        "compute_at: block '{}' is not a pointwise loop nest (one loop per dimension of %{} "
-        "around one store to %{} at the loop variables); only such producers are supported",
-        p->name, buffer->name, buffer->name);
+        "compute_at: block '{}' is not a perfect loop nest around one store to %{} at the "
+        "loop variables (one loop per dimension, and a reduction's reduce loops); only such "
+        "producers are supported",
+        p->name, buffer->name);
   auto outputs = std::find(func_.params.begin() + func_.num_inputs, func_.params.end(), buffer);
   if (outputs != func_.params.end())
     return make_error("compute_at: %{} is an output of function @{}: all of it must be computed",
@@ -113,8 +116,10 @@ Status Schedule::compute_at(const BlockRef& block, const LoopRef& loop) {
       known[outer->var.as<VarNode>()] = Interval{first.min, last.max};
     }
   }
-  // The producer's loops over the region, clamped to what it computed before.
+  // The producer's loops over the region, clamped to what it computed before; a
+  // reduction's reduce loops stay whole.
   std::unordered_map<const ForNode*, std::pair<Expr, Expr>> ranges;
+  for (const ForNode* loop : nest->nest) ranges[loop] = {loop->min, loop->extent};
   for (std::size_t d = 0; d < lo.size(); ++d) {
     const ForNode* old = nest->by_dimension[d];
     Expr begin = simplify(max(lo[d], old->min), known);

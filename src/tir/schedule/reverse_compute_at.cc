@@ -50,7 +50,7 @@ Status Schedule::reverse_compute_at(const BlockRef& block, const LoopRef& loop) 
         "can be computed at a loop",
         c->name, c->writes.size());
   const Buffer& out = c->writes.front();
-  std::optional<sched::PointwiseNest> nest = sched::pointwise_nest(*c, out);
+  std::optional<sched::StoreNest> nest = sched::pointwise_nest(*c, out);
   if (!nest)
     return make_error(
         "reverse_compute_at: block '{}' is not a pointwise loop nest (one loop per dimension of "

@@ -427,16 +427,20 @@ std::optional<Expr> RegionBounder::bound(const Expr& e, bool upper) const {
   }
 }
 
-std::optional<PointwiseNest> pointwise_nest(const BlockNode& block, const Buffer& buffer) {
-  PointwiseNest out;
+namespace {
+
+// The nest of pointwise_nest (without `reduce`) or reduction_nest (with it).
+std::optional<StoreNest> store_nest(const BlockNode& block, const Buffer& buffer, bool reduce) {
+  StoreNest out;
   Stmt body = block.body;
   while (const auto* loop = body.as<ForNode>()) {
     out.nest.push_back(loop);
     body = loop->body;
   }
   const auto* store = body.as<StoreNode>();
-  if (store == nullptr || store->buffer != buffer || store->indices.size() != out.nest.size() ||
-      store->indices.size() != buffer->shape.size())
+  if (store == nullptr || store->buffer != buffer ||
+      store->indices.size() != buffer->shape.size() ||
+      (!reduce && store->indices.size() != out.nest.size()))
     return std::nullopt;
   std::unordered_set<const VarNode*> vars;
   for (const ForNode* loop : out.nest) vars.insert(loop->var.as<VarNode>());
@@ -450,10 +454,44 @@ std::optional<PointwiseNest> pointwise_nest(const BlockNode& block, const Buffer
       return std::nullopt;
     out.by_dimension.push_back(*it);
   }
-  for (const Buffer& read : accessed_buffers(body, /*loads=*/true, /*stores=*/false))
-    if (read == buffer) return std::nullopt;
+  // Every other loop is one of the block's reduce loops.
+  for (const ForNode* loop : out.nest) {
+    if (std::find(out.by_dimension.begin(), out.by_dimension.end(), loop) != out.by_dimension.end())
+      continue;
+    bool bound =
+        std::any_of(block.iter_vars.begin(), block.iter_vars.end(), [&](const IterVar& iv) {
+          return iv.kind == IterKind::kReduce && iv.binding.same_as(loop->var);
+        });
+    if (!bound) return std::nullopt;
+  }
+  // A reduction reads only the element it accumulates into; anything else reads nothing of
+  // its buffer.
+  bool reads_other = false;
+  pre_order_visit(body, [&](const ExprNode* e, const StmtNode*) {
+    if (e != nullptr && e->kind == ExprKind::Address)
+      reads_other |= static_cast<const AddressNode*>(e)->buffer == buffer;
+    if (e == nullptr || e->kind != ExprKind::Load) return;
+    const auto& load = *static_cast<const LoadNode*>(e);
+    if (load.buffer != buffer) return;
+    bool same = reduce && load.indices.size() == store->indices.size();
+    for (std::size_t d = 0; same && d < load.indices.size(); ++d)
+      same = load.indices[d].same_as(store->indices[d]);
+    reads_other |= !same;
+  });
+  if (reads_other) return std::nullopt;
   out.store = body;
   return out;
+}
+
+}  // namespace
+
+std::optional<StoreNest> pointwise_nest(const BlockNode& block, const Buffer& buffer) {
+  return store_nest(block, buffer, /*reduce=*/false);
+}
+
+std::optional<StoreNest> reduction_nest(const BlockNode& block, const Buffer& buffer) {
+  if (!block.init.defined()) return std::nullopt;
+  return store_nest(block, buffer, /*reduce=*/true);
 }
 
 Expected<Region> accessed_region(const Stmt& body, const Buffer& buffer, bool stores,

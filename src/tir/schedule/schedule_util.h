@@ -131,9 +131,10 @@ bool allocates(const Stmt& s, const Buffer& buffer);
 // leaving out buffers allocated inside it.
 std::vector<Buffer> accessed_buffers(const Stmt& s, bool loads, bool stores);
 
-// The loops of a pointwise block, by the dimension of the buffer each one indexes, and
-// in nest order (outermost first); with the store at the bottom of the nest.
-struct PointwiseNest {
+// The loops of a block that stores one buffer: those indexing it, by the buffer's
+// dimension, and all of them in nest order (outermost first); with the store at the
+// bottom of the nest. A reduction's other loops are its reduce loops.
+struct StoreNest {
   std::vector<const ForNode*> nest;
   std::vector<const ForNode*> by_dimension;
   Stmt store;
@@ -141,7 +142,10 @@ struct PointwiseNest {
 
 // `block` as one loop per dimension of `buffer` around one store to `buffer` at the loop
 // variables (in any order), whose bounds use none of the nest's variables; else nullopt.
-std::optional<PointwiseNest> pointwise_nest(const BlockNode& block, const Buffer& buffer);
+std::optional<StoreNest> pointwise_nest(const BlockNode& block, const Buffer& buffer);
+// The same for a reduction block: its reduce loops may be anywhere in the nest, and the
+// store may read the element it writes (the accumulation); else nullopt.
+std::optional<StoreNest> reduction_nest(const BlockNode& block, const Buffer& buffer);
 
 // Bounds of index expressions over every iteration of the loops inside a statement, as
 // expressions of the variables bound outside it: each variable of an inner loop is replaced
