@@ -91,6 +91,9 @@ class FunctionPrinter {
   bool vector_form(const tir::Expr& e) const;
   // `e`, for which vector_form holds, as a vector value.
   Printed vector_expr(const tir::Expr& e);
+  // A load that is not contiguous, gathered lane by lane into a vector declared before the
+  // statement; its name.
+  Printed gather(const tir::Expr& load);
   // Prints a vector store as one vector statement when its access is contiguous and its
   // value has a vector form; false (and nothing printed) otherwise.
   bool vector_statement(const tir::StoreNode& op, CodeWriter& out);
@@ -141,6 +144,7 @@ class FunctionPrinter {
   // loops are `omp for` and other statements `omp single`.
   bool region_top_ = false;
   bool uses_status_ = false;  // a heap allocation may fail
+  int gathers_ = 0;           // vectors gathered so far (uma_gather0, ...)
   std::optional<Error> error_;
 };
 

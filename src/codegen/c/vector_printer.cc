@@ -53,6 +53,11 @@ std::optional<Expr> exact_quotient(const Expr& e, std::int64_t n) {
     if (a && b) return *a + *b;
     return std::nullopt;
   }
+  if (const auto* sub = e.as<SubNode>()) {
+    auto a = exact_quotient(sub->a, n), b = exact_quotient(sub->b, n);
+    if (a && b) return *a - *b;
+    return std::nullopt;
+  }
   if (const auto* mul = e.as<MulNode>()) {
     for (auto [factor, other] : {std::pair{&mul->b, &mul->a}, std::pair{&mul->a, &mul->b}}) {
       if (auto q = exact_quotient(*factor, n)) return *other * *q;
@@ -108,10 +113,11 @@ bool FunctionPrinter::vector_form(const Expr& e) const {
   auto both = [&](const Expr& a, const Expr& b) { return vector_form(a) && vector_form(b); };
   switch (e.kind()) {
     case ExprKind::Load: {
+      // Contiguous: one vector load; else gathered lane by lane into a vector first.
       const auto& op = *e.as<LoadNode>();
       auto it = buffers_.find(op.buffer->data.as<VarNode>());
       return it != buffers_.end() && op.buffer->dtype == type.dtype &&
-             contiguous_start(op.buffer, op.indices).has_value();
+             (it->second.vector_lanes == 0 || contiguous_start(op.buffer, op.indices));
     }
     case ExprKind::Broadcast:
       return e.as<BroadcastNode>()->value.type().lanes == 1;
@@ -162,7 +168,9 @@ FunctionPrinter::Printed FunctionPrinter::vector_expr(const Expr& e) {
   switch (e.kind()) {
     case ExprKind::Load: {
       const auto& op = *e.as<LoadNode>();
-      std::vector<Expr> start = *contiguous_start(op.buffer, op.indices);
+      auto contiguous = contiguous_start(op.buffer, op.indices);
+      if (!contiguous) return gather(e);
+      const std::vector<Expr>& start = *contiguous;
       const BufferInfo& info = buffers_.at(op.buffer->data.as<VarNode>());
       if (info.vector_lanes > 0)
         return {fmt::format("{}[{}]", info.name, text(vector_index(op.buffer, start))), kPrimary};
@@ -197,10 +205,41 @@ FunctionPrinter::Printed FunctionPrinter::vector_expr(const Expr& e) {
   }
 }
 
+FunctionPrinter::Printed FunctionPrinter::gather(const Expr& load) {
+  in_lane_ = true;
+  std::string element = expr(load).text;
+  in_lane_ = false;
+  // The generator's own namespace: no name from the IR can take it.
+  std::string name = fmt::format("uma_gather{}", gathers_++);
+  prelude_.push_back(fmt::format("{} {};", use_vector_type(unit_.helpers, load.type()), name));
+  prelude_.push_back(
+      fmt::format("for (int64_t uma_lane = 0; uma_lane < {}; ++uma_lane) {}[uma_lane] = {};",
+                  load.type().lanes, name, element));
+  return {name, kPrimary};
+}
+
 bool FunctionPrinter::vector_statement(const StoreNode& op, CodeWriter& out) {
+  if (op.buffer->dtype != op.value.type().dtype || !vector_form(op.value)) return false;
   auto start = contiguous_start(op.buffer, op.indices);
-  if (!start || op.buffer->dtype != op.value.type().dtype || !vector_form(op.value)) return false;
+  if (!start && buffers_.at(op.buffer->data.as<VarNode>()).vector_lanes > 0) return false;
   std::string value = vector_expr(op.value).text;
+  if (!start) {
+    // Scattered: the whole value first, as a vector store computes it, then lane by lane.
+    in_lane_ = true;
+    std::string offset_text = offset(op.buffer, op.indices).text;
+    in_lane_ = false;
+    flush_prelude(out);
+    out.open("");
+    out.line(fmt::format("const {} uma_value = {};",
+                         use_vector_type(unit_.helpers, op.value.type()), value));
+    out.line("#pragma GCC ivdep");
+    out.open(fmt::format("for (int64_t uma_lane = 0; uma_lane < {}; ++uma_lane)",
+                         op.value.type().lanes));
+    out.line(fmt::format("{}[{}] = uma_value[uma_lane];", base(op.buffer), offset_text));
+    out.close();
+    out.close();
+    return true;
+  }
   const BufferInfo& info = buffers_.at(op.buffer->data.as<VarNode>());
   if (info.vector_lanes > 0) {
     std::string index = text(vector_index(op.buffer, *start));
