@@ -174,6 +174,22 @@ Expected<std::vector<Stage>> conv_transpose_rule(std::size_t rank, const Node& n
 
 }  // namespace
 
+// nn.conv2d_packed: nn.conv2d reading its weight (O / b, C / groups, kh, kw, b) at
+// (o / b, c, kh, kw, o % b), so that b consecutive output channels read one vector.
+Expected<std::vector<Stage>> conv_packed_rule(const Node& node, const std::vector<TensorView>& in,
+                                              ComputeBuilder& builder) {
+  const TensorView& packed = in[1];
+  const std::int64_t block = packed.shape[4];
+  std::vector<TensorView> unpacked = in;
+  unpacked[1] = TensorView{
+      .dtype = packed.dtype,
+      .shape = {packed.shape[0] * block, packed.shape[1], packed.shape[2], packed.shape[3]},
+      .at = [packed, block](const Indices& i) {
+        return packed.at({i[0] / block, i[1], i[2], i[3], i[0] % block});
+      }};
+  return conv_rule(2, node, unpacked, builder);
+}
+
 void register_conv_computes(ComputeRegistry& registry) {
   for (std::size_t rank = 1; rank <= 3; ++rank) {
     auto conv = [rank](const Node& node, const std::vector<TensorView>& in, ComputeBuilder& b) {
@@ -185,6 +201,7 @@ void register_conv_computes(ComputeRegistry& registry) {
     UMA_CHECK(registry.add(fmt::format("nn.conv{}d_transpose", rank), OpPattern::kAnchor, transpose)
                   .ok());
   }
+  UMA_CHECK(registry.add("nn.conv2d_packed", OpPattern::kAnchor, conv_packed_rule).ok());
 }
 
 }  // namespace uma::lower

@@ -7,6 +7,10 @@
 // `padding` has 2 * rank values, all the begins then all the ends (ONNX's `pads` order;
 // for 2-D that is top, left, bottom, right). An optional third operand is a per-output-
 // channel bias. Operands share one floating-point dtype (see nn_util.h for the arithmetic).
+//
+// nn.conv2d_packed is nn.conv2d with its weight packed in blocks of b output channels,
+// (O / b, C / groups, kh, kw, b) ("OIHW<b>o"): what the host backend makes of a convolution
+// with a constant weight, once, at build time, so that b output channels are one vector.
 #include <fmt/format.h>
 
 #include "nn_util.h"
@@ -152,6 +156,48 @@ Expected<std::vector<TensorPtr>> conv_kernel(const std::vector<TensorPtr>& input
     }
   }
   return std::vector<TensorPtr>{nn::from_doubles(out, out_type)};
+}
+
+// ---- nn.conv2d_packed ----
+
+// The (O, C / groups, kh, kw) type of a packed weight (O / b, C / groups, kh, kw, b).
+Expected<TensorType> unpacked_weight_type(const TensorType& packed) {
+  if (packed.rank() != 5)
+    return make_error(
+        "weight must have rank 5 (OIHW<b>o: output channel blocks, input "
+        "channels, kernel height and width, b output channels), got {}",
+        to_string(Type(packed)));
+  auto out_channels = checked_mul(packed.shape[0], packed.shape[4]);
+  if (!out_channels)
+    return make_error("weight {} has too many output channels", to_string(Type(packed)));
+  return TensorType{packed.dtype,
+                    {*out_channels, packed.shape[1], packed.shape[2], packed.shape[3]}};
+}
+
+Expected<std::vector<Type>> infer_conv_packed(const std::vector<Type>& inputs,
+                                              const AttrMap& attrs) {
+  UMA_TRY(check_tensor_operands(inputs));
+  UMA_TRY_ASSIGN(TensorType weight, unpacked_weight_type(inputs[1].tensor()));
+  std::vector<Type> unpacked = inputs;
+  unpacked[1] = Type(weight);
+  return infer_conv(2, unpacked, attrs);
+}
+
+Expected<std::vector<TensorPtr>> conv_packed_kernel(const std::vector<TensorPtr>& inputs,
+                                                    const AttrMap& attrs,
+                                                    const std::vector<Type>& result_types) {
+  const Tensor& packed = *inputs[1];
+  UMA_TRY_ASSIGN(TensorType type, unpacked_weight_type(packed.type()));
+  auto weight = std::make_shared<Tensor>(type);
+  const std::int64_t block = packed.shape()[4];
+  const std::int64_t per_channel = type.shape[1] * type.shape[2] * type.shape[3];
+  for (std::int64_t o = 0; o < type.shape[0]; ++o)
+    for (std::int64_t i = 0; i < per_channel; ++i)
+      weight->set(o * per_channel + i,
+                  packed.get(((o / block) * per_channel + i) * block + o % block));
+  std::vector<TensorPtr> unpacked = inputs;
+  unpacked[1] = std::move(weight);
+  return conv_kernel(unpacked, attrs, result_types);
 }
 
 // ---- nn.convNd_transpose ----
@@ -310,6 +356,16 @@ void register_conv_ops(OpRegistry& registry) {
     for (OpDef* op : {&conv, &transpose})
       UMA_CHECK(registry.add(*op).ok(), "op {} registered twice", op->name);
   }
+  OpDef packed{.name = "nn.conv2d_packed",
+               .min_inputs = 2,
+               .max_inputs = 3,
+               .attrs = {{"strides", AttrKind::Ints, Ints(2, 1)},
+                         {"padding", AttrKind::Ints, Ints(4, 0)},
+                         {"dilation", AttrKind::Ints, Ints(2, 1)},
+                         {"groups", AttrKind::Int, std::int64_t{1}}},
+               .infer = infer_conv_packed,
+               .kernel = conv_packed_kernel};
+  UMA_CHECK(registry.add(packed).ok(), "op {} registered twice", packed.name);
 }
 
 }  // namespace uma

@@ -54,8 +54,11 @@ std::int64_t op_macs(const Node& node) {
     // A convolution's weight is (O, C / groups, kernel...): each output element sums C /
     // groups times the kernel's taps. A transposed convolution's is (C, O / groups,
     // kernel...): each input element scatters into O / groups times the kernel's taps.
+    // A packed one, (O / b, C / groups, kernel..., b), holds b output channels per row.
     const TensorType& per = op.ends_with("_transpose") ? data : result;
-    return saturating_mul(per.num_elements(), taps_per_element(weight.shape));
+    Shape taps = weight.shape;
+    if (op == "nn.conv2d_packed" && !taps.empty()) taps.pop_back();
+    return saturating_mul(per.num_elements(), taps_per_element(taps));
   }
   // nn.dense: each output element sums the data's last dimension (the input features);
   // nn.matmul: each output element sums a's last dimension (its columns), whatever the

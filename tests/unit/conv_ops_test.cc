@@ -286,6 +286,31 @@ TEST_F(ConvOpsTest, ConvMatchesDefinition) {
 
 // ---- transposed convolutions ----
 
+TEST_F(ConvOpsTest, PackedConvIsConvWithItsWeightInBlocksOfOutputChannels) {
+  // weight (O, C, kh, kw) packed as (O / b, C, kh, kw, b): the same convolution.
+  std::mt19937 rng(3);
+  auto data = random_f32({2, 3, 6, 5}, rng);
+  auto weight = random_f32({8, 3, 3, 2}, rng);
+  auto bias = random_f32({8}, rng);
+  auto packed = std::make_shared<Tensor>(TensorType{DType::f32, {2, 3, 3, 2, 4}});
+  for (std::int64_t o = 0; o < 8; ++o)
+    for (std::int64_t i = 0; i < 18; ++i)
+      packed->set(((o / 4) * 18 + i) * 4 + o % 4, weight->get(o * 18 + i));
+  AttrMap attrs = make_attrs({{"strides", Ints{2, 1}}, {"padding", Ints{1, 0, 1, 1}}});
+  EXPECT_EQ(infer1("nn.conv2d_packed", {data->type(), packed->type(), bias->type()}, attrs),
+            tensor({2, 8, 3, 5}));  // (6 + 2 - 3) / 2 + 1 rows, 5 + 1 - 2 + 1 columns
+  auto expected = run("nn.conv2d", {data, weight, bias}, attrs);
+  auto got = run("nn.conv2d_packed", {data, packed, bias}, attrs);
+  ASSERT_EQ(got.size(), 1u);
+  ASSERT_EQ(expected.size(), 1u);
+  EXPECT_EQ(values_of(*got[0]), values_of(*expected[0]));
+  EXPECT_EQ(error("nn.conv2d_packed", {data->type(), weight->type()}),
+            "weight must have rank 5 (OIHW<b>o: output channel blocks, input channels, kernel "
+            "height and width, b output channels), got tensor<8x3x3x2xf32>");
+  EXPECT_EQ(error("nn.conv2d_packed", {data->type(), tensor({2, 4, 3, 2, 4})}),
+            "weight has 4 input channels per group, data has 3 / groups 1 = 3");
+}
+
 TEST_F(ConvOpsTest, ConvTransposeShapes) {
   // ONNX's examples: stride 3 and 2 over 3x3, with pads or output padding.
   Type data = tensor({1, 1, 3, 3});
