@@ -17,6 +17,9 @@ class Cpu : public Backend {
     declare_host();
     add_int_attr("threads", 1, "threads of the generated code (OpenMP above 1)");
     set_target_check(check_threads);
+    add_graph_pass(GraphPhase::kPostPartitioning0, "pack-conv-weights", pack_conv_weights);
+    add_schedule("conv2d_nchw", schedule_conv2d);
+    add_tir_pass(TirPhase::k0, "contract-fma", contract_fma);
   }
 };
 

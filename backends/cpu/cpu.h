@@ -11,7 +11,21 @@ namespace uma::backends {
 // Backend class as any accelerator's: the kind "c" with its attribute `threads` (int, 1,
 // checked to lie in [1, 1024]: the threads of the generated code, OpenMP above 1). Its
 // functions are the host's, those no other backend takes; they keep lowering's reference
-// computes, with no schedule yet. Every Context registers it (uma/uma/context.h).
+// computes, scheduled where it has a schedule for the block (a 2-D convolution whose
+// weight its graph pass packed). Every Context registers it (uma/uma/context.h).
 std::unique_ptr<Backend> make_cpu_backend();
+
+// The f32 lanes of the target CPU's vectors: 16 with AVX-512, 8 with AVX2, else 4. "native"
+// (or no mcpu) is this machine; `mattr` (+avx512f, -avx2, ...) overrides the CPU's.
+Expected<std::int64_t> vector_lanes(const Target& target);
+
+// pack-conv-weights (pack_conv_weights.cc), a graph pass of POST_PARTITIONING_0.
+Expected<bool> pack_conv_weights(Module& module, const Target& target);
+
+// contract-fma (contract_fma.cc), a loop-IR pass of TIR_PHASE_0.
+Expected<tir::PrimFunc> contract_fma(const tir::PrimFunc& func, const Target& target);
+
+// The schedule of block conv2d_nchw (schedule_conv2d.cc).
+Status schedule_conv2d(tir::Schedule& s, const tir::BlockRef& conv, const Target& target);
 
 }  // namespace uma::backends

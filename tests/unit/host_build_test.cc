@@ -5,7 +5,6 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
-#include <random>
 
 #include "build_check.h"
 #include "c_test_util.h"
@@ -19,16 +18,9 @@
 namespace uma::build {
 namespace {
 
-Type tensor(Shape shape, DType dtype = DType::f32) { return TensorType{dtype, std::move(shape)}; }
+using test::random_tensor;
 
-// A tensor of uniform values in [-1, 1) from `seed`.
-TensorPtr random_tensor(Shape shape, unsigned seed) {
-  auto t = std::make_shared<Tensor>(TensorType{DType::f32, std::move(shape)});
-  std::mt19937 rng(seed);
-  for (std::int64_t i = 0; i < t->num_elements(); ++i)
-    t->set(i, static_cast<double>(rng() % 2000) / 1000.0 - 1.0);
-  return t;
-}
+Type tensor(Shape shape, DType dtype = DType::f32) { return TensorType{dtype, std::move(shape)}; }
 
 class HostBuildTest : public ::testing::Test {
  protected:

@@ -3,6 +3,7 @@
 
 #include <gtest/gtest.h>
 
+#include <cstdint>
 #include <initializer_list>
 #include <memory>
 #include <string>
@@ -49,6 +50,17 @@ inline void expect_near(const std::vector<double>& actual, const std::vector<dou
   ASSERT_EQ(actual.size(), expected.size());
   for (std::size_t i = 0; i < actual.size(); ++i)
     EXPECT_NEAR(actual[i], expected[i], tolerance) << "element " << i;
+}
+
+// A tensor of values in [-1, 1) from `seed` (the same on every platform).
+inline TensorPtr random_tensor(Shape shape, unsigned seed, DType dtype = DType::f32) {
+  auto t = std::make_shared<Tensor>(TensorType{dtype, std::move(shape)});
+  std::uint64_t state = seed * 0x9E3779B97F4A7C15ull + 1;
+  for (std::int64_t i = 0; i < t->num_elements(); ++i) {
+    state = state * 6364136223846793005ull + 1442695040888963407ull;
+    t->set(i, static_cast<double>((state >> 33) % 2000) / 1000.0 - 1.0);
+  }
+  return t;
 }
 
 inline AttrMap make_attrs(std::initializer_list<std::pair<std::string, Attribute>> entries) {

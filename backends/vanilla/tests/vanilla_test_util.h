@@ -27,16 +27,7 @@ namespace uma::backends::vanilla::testing {
 
 using Ints = std::vector<std::int64_t>;
 
-// A tensor of values in [-1, 1) from `seed`.
-inline TensorPtr random_tensor(Shape shape, unsigned seed, DType dtype = DType::f32) {
-  auto t = std::make_shared<Tensor>(TensorType{dtype, std::move(shape)});
-  std::uint64_t state = seed * 0x9E3779B97F4A7C15ull + 1;
-  for (std::int64_t i = 0; i < t->num_elements(); ++i) {
-    state = state * 6364136223846793005ull + 1442695040888963407ull;
-    t->set(i, static_cast<double>((state >> 33) % 2000) / 1000.0 - 1.0);
-  }
-  return t;
-}
+using test::random_tensor;
 
 // A convolution and its epilogue, as a model writes them.
 struct ConvSpec {

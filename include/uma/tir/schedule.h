@@ -107,6 +107,10 @@ class Schedule {
   Expected<std::string> block_name(const BlockRef& block) const;
   // The loops of the block, outermost first (see "Loops of a block" above).
   Expected<std::vector<LoopRef>> get_loops(const BlockRef& block) const;
+  // The block's current node, to read what a schedule depends on (its buffers' shapes,
+  // its loops' extents); an Error naming `primitive` when the ticket is unknown or the
+  // block is no longer in the function.
+  Expected<Stmt> block_stmt(const BlockRef& block, std::string_view primitive) const;
 
   // ---- Loop transformations ----
 
@@ -266,9 +270,6 @@ class Schedule {
                              std::optional<std::vector<Expr>> scalars = std::nullopt);
 
  private:
-  // The block's current node; an Error naming `primitive` when the ticket is unknown or
-  // the block is no longer in the function.
-  Expected<Stmt> block_stmt(const BlockRef& block, std::string_view primitive) const;
   // A ticket for a block of the current function.
   BlockRef track(const Stmt& block);
   // Installs a rewritten body; `remap` maps each rebuilt block's old node to its new one.

@@ -1,0 +1,132 @@
+// The host's schedule of a 2-D convolution whose weight pack-conv-weights packed (block
+// conv2d_nchw reading a (O / b, C, kh, kw, b) weight): the register tile of perf-plan.md in
+// NCHW. Each tile is RW output pixels of one row times `ocb` vectors of b output channels:
+//   for n, (output channel group, row) in parallel, pixel tile:
+//     acc[RW][ocb][b] = 0
+//     for rc, rh, rw:                       // the reduction, outside the tile
+//       for pixel < RW, vector < ocb:       // unrolled: RW * ocb FMAs of whole vectors
+//         acc[pixel][vector] += x[rc, row + rh, pixel + rw] * w[group, vector][rc, rh, rw]
+//     epilogue (bias, activation, residual) on the tile, stored to the output
+// The accumulators stay in registers (an array of GCC vectors, see docs/c-codegen.md); the
+// input element is a broadcast, the weights one vector load. Knobs come from the CPU's
+// lanes and the shapes, never from a model.
+#include <algorithm>
+
+#include "cpu.h"
+#include "uma/tir/functor.h"
+#include "uma/tir/schedule.h"
+
+namespace uma::backends {
+namespace {
+
+using tir::BlockRef;
+using tir::LoopRef;
+using tir::Schedule;
+
+std::optional<LoopRef> named(const std::vector<LoopRef>& loops, std::string_view name) {
+  for (const LoopRef& loop : loops)
+    if (loop.var.as<tir::VarNode>()->name == name) return loop;
+  return std::nullopt;
+}
+
+// The constant extent of `loop`, one of the loops in `block`.
+std::optional<std::int64_t> extent_of(const tir::Stmt& block, const LoopRef& loop) {
+  std::optional<std::int64_t> extent;
+  tir::pre_order_visit(block, [&](const tir::ExprNode*, const tir::StmtNode* s) {
+    if (s == nullptr || s->kind != tir::StmtKind::For) return;
+    const auto& op = *static_cast<const tir::ForNode*>(s);
+    if (op.var.same_as(loop.var)) extent = tir::as_const_int(op.extent);
+  });
+  return extent;
+}
+
+// The largest divisor of `n` up to `limit`.
+std::int64_t largest_divisor(std::int64_t n, std::int64_t limit) {
+  for (std::int64_t d = std::min(n, limit); d > 1; --d)
+    if (n % d == 0) return d;
+  return 1;
+}
+
+}  // namespace
+
+Status schedule_conv2d(Schedule& s, const BlockRef& conv, const Target& target) {
+  UMA_TRY_ASSIGN(tir::Stmt stmt, s.block_stmt(conv, "schedule_conv2d"));
+  const auto& block = *stmt.as<tir::BlockNode>();
+  // Only the packed form, accumulating into a buffer of its own that an epilogue reads.
+  if (block.reads.size() < 2 || block.reads[1]->shape.size() != 5 || block.writes.size() != 1)
+    return Status::success();
+  const tir::Buffer& weight = block.reads[1];
+  auto lanes = tir::as_const_int(weight->shape[4]);
+  if (!lanes || block.writes[0]->dtype != DType::f32) return Status::success();
+
+  UMA_TRY_ASSIGN(std::vector<LoopRef> loops, s.get_loops(conv));
+  auto c = named(loops, "c"), h = named(loops, "h"), w = named(loops, "w");
+  auto rc = named(loops, "rc"), rh = named(loops, "rh"), rw = named(loops, "rw");
+  if (!c || !h || !w || !rc || !rh || !rw) return Status::success();
+  auto channels = extent_of(stmt, *c), width = extent_of(stmt, *w);
+  if (!channels || !width || *channels % *lanes != 0) return Status::success();
+
+  // What follows the reduction on each element: lowering's epilogue (bias, activation,
+  // residual), or a copy out of an accumulator of the tile's own when the convolution
+  // writes its output directly.
+  UMA_TRY_ASSIGN(std::string name, s.block_name(conv));
+  Expected<BlockRef> epilogue = s.get_block(name + "_epilogue");
+  if (!epilogue.ok()) epilogue = s.cache_write(conv, block.writes[0], "local");
+  if (!epilogue.ok()) return Status::success();
+  UMA_TRY_ASSIGN(loops, s.get_loops(conv));
+  c = named(loops, "c"), h = named(loops, "h"), w = named(loops, "w");
+  rc = named(loops, "rc"), rh = named(loops, "rh"), rw = named(loops, "rw");
+
+  // The tile: as many accumulators as the vector registers allow, less the weights' and
+  // the broadcast input's (32 registers with AVX-512, 16 below).
+  const std::int64_t registers = *lanes >= 16 ? 32 : 16;
+  const std::int64_t vectors = *channels / *lanes;
+  const std::int64_t ocb = vectors % 2 == 0 ? 2 : 1;
+  const std::int64_t rw_tile = largest_divisor(*width, (registers - ocb - 2) / ocb);
+
+  UMA_TRY_ASSIGN(auto c_split, s.split(*c, *lanes, tir::TailStrategy::kError));
+  UMA_TRY_ASSIGN(auto c_groups, s.split(c_split[0], ocb, tir::TailStrategy::kError));
+  UMA_TRY_ASSIGN(auto w_split, s.split(*w, rw_tile, tir::TailStrategy::kError));
+  auto [group, vector] = c_groups;
+  auto [pixels, pixel] = w_split;
+  const LoopRef lane = c_split[1];
+  UMA_TRY(s.reorder({group, *h, pixels, *rc, *rh, *rw, pixel, vector, lane}));
+
+  // The epilogue on the finished tile, over its channels as whole vectors.
+  UMA_TRY(s.reverse_compute_at(*epilogue, pixels));
+  UMA_TRY_ASSIGN(std::vector<LoopRef> epi, s.get_loops(*epilogue));
+  if (epi.size() >= 4) {  // the epilogue's own n, c, h, w, after the tile's loops
+    std::size_t own = epi.size() - 4;
+    UMA_TRY_ASSIGN(auto ec, s.split(epi[own + 1], *lanes, tir::TailStrategy::kError));
+    UMA_TRY(s.reorder({epi[own + 2], epi[own + 3], ec[0], ec[1]}));
+    UMA_TRY(s.vectorize(ec[1]));
+    // Unrolled, so that every access to the accumulator is at a constant offset.
+    UMA_TRY(s.unroll(epi[own + 3]));
+    UMA_TRY(s.unroll(ec[0]));
+  }
+  // The accumulator with the channels innermost, so that the tile of it that
+  // compact-buffers leaves is whole vectors: registers.
+  UMA_TRY_ASSIGN(stmt, s.block_stmt(conv, "schedule_conv2d"));
+  const tir::Buffer& acc = stmt.as<tir::BlockNode>()->writes[0];
+  tir::Var n_ = tir::VarNode::make("n"), c_ = tir::VarNode::make("c"), h_ = tir::VarNode::make("h"),
+           w_ = tir::VarNode::make("w");
+  UMA_TRY_ASSIGN(tir::Buffer relaid, s.transform_layout(acc, {{n_, c_, h_, w_}, {n_, h_, w_, c_}}));
+  (void)relaid;
+  UMA_TRY_ASSIGN(BlockRef init, s.decompose_reduction(conv, *rc));
+  UMA_TRY(s.vectorize(lane));
+  UMA_TRY(s.unroll(pixel));
+  UMA_TRY(s.unroll(vector));
+  UMA_TRY_ASSIGN(std::vector<LoopRef> init_loops, s.get_loops(init));
+  UMA_TRY(s.vectorize(init_loops.back()));
+  for (std::size_t k = init_loops.size() - 3; k + 1 < init_loops.size(); ++k)
+    UMA_TRY(s.unroll(init_loops[k]));  // the tile's pixels and vectors
+
+  UMA_TRY_ASSIGN(std::int64_t threads, target.get_int("threads"));
+  if (threads > 1) {
+    UMA_TRY_ASSIGN(LoopRef rows, s.fuse(group, *h));
+    UMA_TRY(s.parallel(rows));
+  }
+  return Status::success();
+}
+
+}  // namespace uma::backends
