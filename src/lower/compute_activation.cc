@@ -124,10 +124,9 @@ Expected<std::vector<Stage>> clip_rule(const Node& node, const std::vector<Tenso
 
 void register_activation_computes(ComputeRegistry& registry) {
   for (const Activation& activation : kActivations)
-    UMA_CHECK(
-        registry.add(activation.op, OpPattern::kElementwise, activation_rule(activation)).ok());
-  UMA_CHECK(registry.add("nn.prelu", OpPattern::kElementwise, prelu_rule).ok());
-  UMA_CHECK(registry.add("clip", OpPattern::kElementwise, clip_rule).ok());
+    UMA_CHECK(registry.add(activation.op, activation_rule(activation)).ok());
+  UMA_CHECK(registry.add("nn.prelu", prelu_rule).ok());
+  UMA_CHECK(registry.add("clip", clip_rule).ok());
 }
 
 }  // namespace uma::lower

@@ -113,10 +113,9 @@ Expected<std::vector<Stage>> cast_rule(const Node& node, const std::vector<Tenso
 
 void register_elementwise_computes(ComputeRegistry& registry) {
   for (const BinaryRule& rule : kBinaryRules)
-    UMA_CHECK(registry.add(rule.op, OpPattern::kElementwise, binary_rule(rule)).ok());
-  for (const UnaryRule& rule : kUnaryRules)
-    UMA_CHECK(registry.add(rule.op, OpPattern::kElementwise, unary_rule(rule)).ok());
-  UMA_CHECK(registry.add("cast", OpPattern::kElementwise, cast_rule).ok());
+    UMA_CHECK(registry.add(rule.op, binary_rule(rule)).ok());
+  for (const UnaryRule& rule : kUnaryRules) UMA_CHECK(registry.add(rule.op, unary_rule(rule)).ok());
+  UMA_CHECK(registry.add("cast", cast_rule).ok());
 }
 
 }  // namespace uma::lower

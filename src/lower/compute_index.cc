@@ -56,8 +56,8 @@ Expected<std::vector<Stage>> take_rule(const Node& node, const std::vector<Tenso
 }  // namespace
 
 void register_index_computes(ComputeRegistry& registry) {
-  UMA_CHECK(registry.add("strided_slice", OpPattern::kInjective, strided_slice_rule).ok());
-  UMA_CHECK(registry.add("take", OpPattern::kInjective, take_rule).ok());
+  UMA_CHECK(registry.add("strided_slice", strided_slice_rule).ok());
+  UMA_CHECK(registry.add("take", take_rule).ok());
 }
 
 }  // namespace uma::lower

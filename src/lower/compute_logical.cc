@@ -62,9 +62,9 @@ Expected<std::vector<Stage>> where_rule(const Node& node, const std::vector<Tens
 
 void register_logical_computes(ComputeRegistry& registry) {
   for (const Binary& binary : kBinaries)
-    UMA_CHECK(registry.add(binary.op, OpPattern::kElementwise, binary_rule(binary)).ok());
-  UMA_CHECK(registry.add("logical_not", OpPattern::kElementwise, logical_not_rule).ok());
-  UMA_CHECK(registry.add("where", OpPattern::kElementwise, where_rule).ok());
+    UMA_CHECK(registry.add(binary.op, binary_rule(binary)).ok());
+  UMA_CHECK(registry.add("logical_not", logical_not_rule).ok());
+  UMA_CHECK(registry.add("where", where_rule).ok());
 }
 
 }  // namespace uma::lower

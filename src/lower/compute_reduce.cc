@@ -145,8 +145,8 @@ Expected<std::vector<Stage>> argmax_rule(const Node& node, const std::vector<Ten
 
 void register_reduce_computes(ComputeRegistry& registry) {
   for (const ReduceRule& rule : kReduceRules)
-    UMA_CHECK(registry.add(rule.op, OpPattern::kAnchor, reduce_rule(rule)).ok());
-  UMA_CHECK(registry.add("argmax", OpPattern::kAnchor, argmax_rule).ok());
+    UMA_CHECK(registry.add(rule.op, reduce_rule(rule)).ok());
+  UMA_CHECK(registry.add("argmax", argmax_rule).ok());
 }
 
 }  // namespace uma::lower

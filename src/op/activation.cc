@@ -200,7 +200,7 @@ void register_activation_ops(OpRegistry& registry) {
                         const std::vector<Type>& result_types) {
                     return run_activation(op, inputs, attrs, result_types);
                   },
-              .elementwise = true};
+              .fusion = FusionCategory::kElementwise};
     UMA_CHECK(registry.add(std::move(def)).ok(), "op {} registered twice", op.name);
   }
   constexpr double kInf = std::numeric_limits<double>::infinity();
@@ -210,14 +210,14 @@ void register_activation_ops(OpRegistry& registry) {
        .max_inputs = 2,
        .infer = infer_prelu,
        .kernel = prelu_kernel,
-       .elementwise = true},
+       .fusion = FusionCategory::kElementwise},
       {.name = "clip",
        .min_inputs = 1,
        .max_inputs = 1,
        .attrs = {{"a_min", AttrKind::Float, -kInf}, {"a_max", AttrKind::Float, kInf}},
        .infer = infer_clip,
        .kernel = clip_kernel,
-       .elementwise = true},
+       .fusion = FusionCategory::kElementwise},
   };
   for (const OpDef& op : ops) UMA_CHECK(registry.add(op).ok(), "op {} registered twice", op.name);
 }

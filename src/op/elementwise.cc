@@ -206,7 +206,7 @@ void register_elementwise_ops(OpRegistry& registry) {
                         const std::vector<Type>& result_types) {
                     return run_binary(op, inputs, result_types);
                   },
-              .elementwise = true};
+              .fusion = FusionCategory::kElementwise};
     UMA_CHECK(registry.add(std::move(def)).ok(), "op {} registered twice", op.name);
   }
   for (const UnaryOp& op : kUnaryOps) {
@@ -224,7 +224,7 @@ void register_elementwise_ops(OpRegistry& registry) {
                         const std::vector<Type>& result_types) {
                     return run_unary(op, inputs, result_types);
                   },
-              .elementwise = true};
+              .fusion = FusionCategory::kElementwise};
     UMA_CHECK(registry.add(std::move(def)).ok(), "op {} registered twice", op.name);
   }
   OpDef cast{.name = "cast",
@@ -233,7 +233,7 @@ void register_elementwise_ops(OpRegistry& registry) {
              .attrs = {{"dtype", AttrKind::String, std::nullopt}},
              .infer = infer_cast,
              .kernel = cast_kernel,
-             .elementwise = true};
+             .fusion = FusionCategory::kElementwise};
   UMA_CHECK(registry.add(std::move(cast)).ok(), "op cast registered twice");
 }
 

@@ -169,13 +169,15 @@ void register_index_ops(OpRegistry& registry) {
                  {"strides", AttrKind::Ints, Ints{}},
                  {"axes", AttrKind::Ints, Ints{}}},
        .infer = infer_strided_slice,
-       .kernel = strided_slice_kernel},
+       .kernel = strided_slice_kernel,
+       .fusion = FusionCategory::kInjective},
       {.name = "take",
        .min_inputs = 2,
        .max_inputs = 2,
        .attrs = {{"axis", AttrKind::Int, std::int64_t{0}}},
        .infer = infer_take,
-       .kernel = take_kernel},
+       .kernel = take_kernel,
+       .fusion = FusionCategory::kInjective},
   };
   for (const OpDef& op : ops) UMA_CHECK(registry.add(op).ok(), "op {} registered twice", op.name);
 }

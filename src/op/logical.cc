@@ -124,7 +124,7 @@ void register_logical_ops(OpRegistry& registry) {
                         const std::vector<Type>& result_types) {
                     return run_comparison(op, inputs, result_types);
                   },
-              .elementwise = true};
+              .fusion = FusionCategory::kElementwise};
     UMA_CHECK(registry.add(std::move(def)).ok(), "op {} registered twice", op.name);
   }
   const std::vector<OpDef> ops = {
@@ -143,13 +143,13 @@ void register_logical_ops(OpRegistry& registry) {
            set_int(*out, i, get_int(*inputs[0], i) == 0 ? 1 : 0);
          return std::vector<TensorPtr>{std::move(out)};
        },
-       .elementwise = true},
+       .fusion = FusionCategory::kElementwise},
       {.name = "where",
        .min_inputs = 3,
        .max_inputs = 3,
        .infer = infer_where,
        .kernel = where_kernel,
-       .elementwise = true},
+       .fusion = FusionCategory::kElementwise},
   };
   for (const OpDef& op : ops) UMA_CHECK(registry.add(op).ok(), "op {} registered twice", op.name);
 }

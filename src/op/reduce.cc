@@ -213,7 +213,8 @@ void register_reduce_ops(OpRegistry& registry) {
             [kind](const std::vector<TensorPtr>& inputs, const AttrMap& attrs,
                    const std::vector<Type>& result_types) {
               return run_reduction(kind, inputs, attrs, result_types);
-            }};
+            },
+        .fusion = FusionCategory::kAnchor};
     UMA_CHECK(registry.add(std::move(def)).ok(), "op {} registered twice", op.name);
   }
   OpDef argmax{.name = "argmax",
@@ -223,7 +224,8 @@ void register_reduce_ops(OpRegistry& registry) {
                          {"keepdims", AttrKind::Int, std::int64_t{1}},
                          {"select_last_index", AttrKind::Int, std::int64_t{0}}},
                .infer = infer_argmax,
-               .kernel = argmax_kernel};
+               .kernel = argmax_kernel,
+               .fusion = FusionCategory::kAnchor};
   UMA_CHECK(registry.add(std::move(argmax)).ok(), "op argmax registered twice");
 }
 

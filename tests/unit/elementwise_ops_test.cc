@@ -51,7 +51,7 @@ TEST_F(ElementwiseOpsTest, EveryOpIsElementwise) {
         "nn.hard_sigmoid", "nn.hard_swish", "nn.gelu",       "nn.prelu",    "clip",
         "equal",           "less",          "less_equal",    "greater",     "greater_equal",
         "logical_and",     "logical_or",    "logical_xor",   "logical_not", "where"})
-    EXPECT_TRUE(op(name).elementwise) << name;
+    EXPECT_EQ(op(name).fusion, FusionCategory::kElementwise) << name;
   EXPECT_EQ(op("where").min_inputs, 3);
   EXPECT_EQ(op("where").max_inputs, 3);
   EXPECT_EQ(op("nn.prelu").max_inputs, 2);

@@ -32,7 +32,7 @@ TEST_F(ReduceOpsTest, Schema) {
     ASSERT_TRUE(op(name).normalize_attrs(defaults).ok());
     EXPECT_EQ(defaults.get_ints("axes"), Ints{}) << name;
     EXPECT_EQ(defaults.get_int("keepdims"), 1) << name;
-    EXPECT_FALSE(op(name).elementwise);
+    EXPECT_EQ(op(name).fusion, FusionCategory::kAnchor);
   }
   AttrMap defaults;
   ASSERT_TRUE(op("argmax").normalize_attrs(defaults).ok());

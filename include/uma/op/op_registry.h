@@ -1,6 +1,7 @@
 // The op registry: each op's name, attribute schema, shape inference and reference kernel.
 #pragma once
 
+#include <cstdint>
 #include <deque>
 #include <functional>
 #include <map>
@@ -34,6 +35,17 @@ using KernelFn = std::function<Expected<std::vector<TensorPtr>>(
     const std::vector<TensorPtr>& inputs, const AttrMap& attrs,
     const std::vector<Type>& result_types)>;
 
+// How fuse-ops groups an op with its neighbours (TVM's op patterns, reduced to what fusion
+// needs). Every op that is not opaque has a default compute rule (src/lower/), so fuse-ops
+// only groups what lowering can compile.
+enum class FusionCategory : std::uint8_t {
+  kOpaque,       // grouped with nothing: builtin ops
+  kElementwise,  // each output element from the same element of each input (after
+                 // broadcasting): add, nn.relu, cast, inference batch norm
+  kInjective,    // only remaps indices: reshape, transpose, nn.pad, strided_slice
+  kAnchor,       // computes a reduction: convolutions, dense, pools, sum, softmax, norms
+};
+
 struct OpDef {
   static constexpr int kVariadic = -1;
 
@@ -43,9 +55,8 @@ struct OpDef {
   std::vector<AttrDef> attrs;
   InferFn infer;
   KernelFn kernel;
-  // Computes each output element from the same element of each input (after broadcasting);
-  // what fusion and elementwise patterns look for.
-  bool elementwise = false;
+  // What fuse-ops and elementwise patterns look for.
+  FusionCategory fusion = FusionCategory::kOpaque;
 
   const AttrDef* find_attr(std::string_view attr_name) const;
   // Checks attribute names and kinds against the schema and fills in defaults.
