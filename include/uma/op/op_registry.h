@@ -83,9 +83,9 @@ class OpRegistry {
 
 // The ops of each family (src/op/<family>.cc).
 void register_builtin_ops(OpRegistry& registry);      // constant, tuple, get_item, call
-void register_elementwise_ops(OpRegistry& registry);  // add, subtract, multiply, nn.relu, ...
+void register_elementwise_ops(OpRegistry& registry);  // add, floor_mod, nn.relu, sin, round, ...
 void register_activation_ops(OpRegistry& registry);   // nn.leaky_relu, nn.gelu, clip, ...
-void register_logical_ops(OpRegistry& registry);      // equal, less, logical_not, where, ...
+void register_logical_ops(OpRegistry& registry);      // equal, less, isnan, where, ...
 void register_nn_ops(OpRegistry& registry);           // nn.dense, nn.matmul
 void register_conv_ops(OpRegistry& registry);         // nn.conv1d/2d/3d and their transposes
 void register_pool_ops(OpRegistry& registry);         // nn.max_pool*, nn.avg_pool*, global pools
@@ -95,7 +95,7 @@ void register_transform_ops(OpRegistry& registry);  // split, reshape, transpose
 void register_index_ops(OpRegistry& registry);      // strided_slice, take
 void register_broadcast_ops(OpRegistry& registry);  // broadcast_to, tile, nn.pad
 void register_shape_ops(OpRegistry& registry);      // shape_of, full, arange
-void register_reduce_ops(OpRegistry& registry);     // sum, mean, max, min, argmax
+void register_reduce_ops(OpRegistry& registry);     // sum, prod, ..., argmax, argmin, cumsum
 
 // All ops uma knows.
 void register_all_ops(OpRegistry& registry);
