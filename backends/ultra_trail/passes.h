@@ -22,7 +22,7 @@ Expected<bool> configure_layers(Module& module, const Target& target);
 
 // POST_PARTITIONING_1, lift_constants.cc: the constants of those functions (and of their
 // composites) become their parameters, which the host passes from its weights. Lowering
-// would make constants of at most lower::kMaxImmediateElements elements immediates in the
+// would make constants of at most kMaxImmediateElements elements immediates in the
 // code, and the accelerator loads weights and bias through pointers: so every one is a
 // buffer, and each parameter of the function is a parameter of its PrimFunc, in order.
 Expected<bool> lift_constants(Module& module, const Target& target);

@@ -1,6 +1,7 @@
 // Compute rules of the activation family (src/op/activation.cc): nn.leaky_relu, nn.elu,
-// nn.selu, nn.hard_sigmoid, nn.hard_swish, nn.gelu, nn.prelu and clip, each one pointwise
-// stage named after the op.
+// nn.selu, nn.hard_sigmoid, nn.hard_swish, nn.gelu, nn.softplus, nn.softsign, nn.celu,
+// nn.thresholded_relu, nn.shrink, nn.prelu and clip, each one pointwise stage named after
+// the op.
 //
 // The reference kernels compute in double and round once; these compute in the data's type
 // (f16 and bf16 in f32), written so that no step cancels: expm1 for exp(x) - 1, erfc for
@@ -63,6 +64,29 @@ const Activation kActivations[] = {
        // x / 2 * (1 + erf(x / sqrt(2))) = x / 2 * erfc(-x / sqrt(2)).
        return x * 0.5 * intrinsic("erfc", {x * (-1.0 / std::numbers::sqrt2)});
      }},
+    {"nn.softplus",
+     [](const Expr& x, const AttrMap&) {
+       Expr zero = constant(x.type().dtype, 0);
+       return SelectNode::make(x > zero, x + intrinsic("log1p", {intrinsic("exp", {zero - x})}),
+                               intrinsic("log1p", {intrinsic("exp", {x})}));
+     }},
+    {"nn.softsign",
+     [](const Expr& x, const AttrMap&) { return x / (intrinsic("fabs", {x}) + 1.0); }},
+    {"nn.celu",
+     [](const Expr& x, const AttrMap& attrs) {
+       double alpha = attrs.get_float("alpha");
+       return SelectNode::make(x > 0.0, x, intrinsic("expm1", {x / alpha}) * alpha);
+     }},
+    {"nn.thresholded_relu",
+     [](const Expr& x, const AttrMap& attrs) {
+       return SelectNode::make(x > attrs.get_float("alpha"), x, constant(x.type().dtype, 0));
+     }},
+    {"nn.shrink",
+     [](const Expr& x, const AttrMap& attrs) {
+       double bias = attrs.get_float("bias"), lambd = attrs.get_float("lambd");
+       return SelectNode::make(x < -lambd, x + bias,
+                               SelectNode::make(x > lambd, x - bias, constant(x.type().dtype, 0)));
+     }},
 };
 
 ComputeRule activation_rule(const Activation& activation) {
@@ -124,10 +148,9 @@ Expected<std::vector<Stage>> clip_rule(const Node& node, const std::vector<Tenso
 
 void register_activation_computes(ComputeRegistry& registry) {
   for (const Activation& activation : kActivations)
-    UMA_CHECK(
-        registry.add(activation.op, OpPattern::kElementwise, activation_rule(activation)).ok());
-  UMA_CHECK(registry.add("nn.prelu", OpPattern::kElementwise, prelu_rule).ok());
-  UMA_CHECK(registry.add("clip", OpPattern::kElementwise, clip_rule).ok());
+    UMA_CHECK(registry.add(activation.op, activation_rule(activation)).ok());
+  UMA_CHECK(registry.add("nn.prelu", prelu_rule).ok());
+  UMA_CHECK(registry.add("clip", clip_rule).ok());
 }
 
 }  // namespace uma::lower

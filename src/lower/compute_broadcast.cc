@@ -85,9 +85,9 @@ Expected<std::vector<Stage>> pad_rule(const Node& node, const std::vector<Tensor
 }  // namespace
 
 void register_broadcast_computes(ComputeRegistry& registry) {
-  UMA_CHECK(registry.add("broadcast_to", OpPattern::kInjective, broadcast_to_rule).ok());
-  UMA_CHECK(registry.add("tile", OpPattern::kInjective, tile_rule).ok());
-  UMA_CHECK(registry.add("nn.pad", OpPattern::kInjective, pad_rule).ok());
+  UMA_CHECK(registry.add("broadcast_to", broadcast_to_rule).ok());
+  UMA_CHECK(registry.add("tile", tile_rule).ok());
+  UMA_CHECK(registry.add("nn.pad", pad_rule).ok());
 }
 
 }  // namespace uma::lower

@@ -197,9 +197,8 @@ void register_conv_computes(ComputeRegistry& registry) {
     };
     auto transpose = [rank](const Node& node, const std::vector<TensorView>& in,
                             ComputeBuilder& b) { return conv_transpose_rule(rank, node, in, b); };
-    UMA_CHECK(registry.add(fmt::format("nn.conv{}d", rank), OpPattern::kAnchor, conv).ok());
-    UMA_CHECK(registry.add(fmt::format("nn.conv{}d_transpose", rank), OpPattern::kAnchor, transpose)
-                  .ok());
+    UMA_CHECK(registry.add(fmt::format("nn.conv{}d", rank), conv).ok());
+    UMA_CHECK(registry.add(fmt::format("nn.conv{}d_transpose", rank), transpose).ok());
   }
   UMA_CHECK(registry.add("nn.conv2d_packed", OpPattern::kAnchor, conv_packed_rule).ok());
 }

@@ -11,6 +11,10 @@
 //   repeated multiplication and truncates negative powers (the integer "pow" intrinsic).
 // - maximum and minimum propagate NaN and otherwise pick as the reference's `a > b ? a : b`
 //   and `a < b ? a : b` do; nn.relu keeps NaN.
+// - floor_mod and trunc_mod of floats are TIR's floor modulo and C's fmod; of integers
+//   a - truncdiv(a, b) * b, moved by b for floor_mod (a zero divisor gives a).
+// - left_shift and right_shift multiply and divide by the wrapping integer power of 2, which
+//   is 0 from the type's width on (so both shifts give 0 there, as in the reference).
 // - cast converts as the reference does (see convert()).
 #include "pointwise_util.h"
 #include "uma/lower/compute_util.h"
@@ -29,6 +33,20 @@ Expr float_pick(const Expr& a, const Expr& b, bool maximum) {
     return SelectNode::make(intrinsic("isnan", {x}), x, pick);
   });
 }
+
+// a - truncdiv(a, b) * b: C's % where that is defined.
+Expr int_trunc_mod(const Expr& a, const Expr& b) { return a - intrinsic("truncdiv", {a, b}) * b; }
+
+Expr floor_mod(const Expr& a, const Expr& b) {
+  if (is_float(a.type().dtype)) return a % b;
+  return bind(int_trunc_mod(a, b), "r", [&](const Expr& r) {
+    if (is_unsigned(r.type().dtype)) return r;
+    Expr zero = constant(r.type().dtype, 0);
+    return SelectNode::make(r != zero && (r < zero) != (b < zero), r + b, r);
+  });
+}
+
+Expr power_of_two(const Expr& b) { return intrinsic("pow", {constant(b.type().dtype, 2), b}); }
 
 struct BinaryRule {
   const char* op;
@@ -55,7 +73,27 @@ const BinaryRule kBinaryRules[] = {
      [](const Expr& a, const Expr& b) {
        return intrinsic("pow", {a, b});
      }},
+    {"floor_mod", floor_mod},
+    {"trunc_mod",
+     [](const Expr& a, const Expr& b) {
+       return is_float(a.type().dtype) ? intrinsic("fmod", {a, b}) : int_trunc_mod(a, b);
+     }},
+    {"left_shift", [](const Expr& a, const Expr& b) { return a * power_of_two(b); }},
+    {"right_shift",
+     [](const Expr& a, const Expr& b) {
+       return intrinsic("truncdiv", {a, power_of_two(b)});
+     }},
 };
+
+// -1, 0 or 1; NaN and zeros are themselves.
+Expr sign(const Expr& x) {
+  DType dtype = x.type().dtype;
+  return bind(x, "x", [dtype](const Expr& v) {
+    Expr zero = constant(dtype, 0);
+    return SelectNode::make(v > zero, constant(dtype, 1),
+                            SelectNode::make(v < zero, constant(dtype, -1), v));
+  });
+}
 
 struct UnaryRule {
   const char* op;
@@ -79,6 +117,21 @@ const UnaryRule kUnaryRules[] = {
     {"sqrt", [](const Expr& x) { return intrinsic("sqrt", {x}); }},
     {"erf", [](const Expr& x) { return intrinsic("erf", {x}); }},
     {"reciprocal", [](const Expr& x) { return 1.0 / x; }},
+    {"sin", [](const Expr& x) { return intrinsic("sin", {x}); }},
+    {"cos", [](const Expr& x) { return intrinsic("cos", {x}); }},
+    {"tan", [](const Expr& x) { return intrinsic("tan", {x}); }},
+    {"asin", [](const Expr& x) { return intrinsic("asin", {x}); }},
+    {"acos", [](const Expr& x) { return intrinsic("acos", {x}); }},
+    {"atan", [](const Expr& x) { return intrinsic("atan", {x}); }},
+    {"sinh", [](const Expr& x) { return intrinsic("sinh", {x}); }},
+    {"cosh", [](const Expr& x) { return intrinsic("cosh", {x}); }},
+    {"asinh", [](const Expr& x) { return intrinsic("asinh", {x}); }},
+    {"acosh", [](const Expr& x) { return intrinsic("acosh", {x}); }},
+    {"atanh", [](const Expr& x) { return intrinsic("atanh", {x}); }},
+    {"floor", [](const Expr& x) { return intrinsic("floor", {x}); }},
+    {"ceil", [](const Expr& x) { return intrinsic("ceil", {x}); }},
+    {"round", [](const Expr& x) { return intrinsic("round", {x}); }},
+    {"sign", sign},
 };
 
 ComputeRule binary_rule(const BinaryRule& rule) {
@@ -113,10 +166,9 @@ Expected<std::vector<Stage>> cast_rule(const Node& node, const std::vector<Tenso
 
 void register_elementwise_computes(ComputeRegistry& registry) {
   for (const BinaryRule& rule : kBinaryRules)
-    UMA_CHECK(registry.add(rule.op, OpPattern::kElementwise, binary_rule(rule)).ok());
-  for (const UnaryRule& rule : kUnaryRules)
-    UMA_CHECK(registry.add(rule.op, OpPattern::kElementwise, unary_rule(rule)).ok());
-  UMA_CHECK(registry.add("cast", OpPattern::kElementwise, cast_rule).ok());
+    UMA_CHECK(registry.add(rule.op, binary_rule(rule)).ok());
+  for (const UnaryRule& rule : kUnaryRules) UMA_CHECK(registry.add(rule.op, unary_rule(rule)).ok());
+  UMA_CHECK(registry.add("cast", cast_rule).ok());
 }
 
 }  // namespace uma::lower

@@ -1,6 +1,6 @@
-// Compute rules of the index family (src/op/index.cc): strided_slice and take. Each output
-// element is one input element, so the stages are injective (inlined wherever they are
-// read).
+// Compute rules of the index family (src/op/index.cc): strided_slice, take and
+// gather_elements. Each output element is one input element, so the stages are injective
+// (inlined wherever they are read).
 #include "../op/index_util.h"
 #include "pointwise_util.h"
 #include "uma/lower/compute_util.h"
@@ -27,9 +27,18 @@ Expected<std::vector<Stage>> strided_slice_rule(const Node& node, const std::vec
       /*injective=*/true);
 }
 
-// take(data, indices): data with the axis replaced by the indices' dimensions; a negative
-// index counts from the end. The reference kernel rejects an index out of range; here such
-// an index reads the nearest element, so that no read leaves the data.
+// An index along an axis of `dim` elements: a negative one counts from the end, and one out
+// of range (which the reference kernels reject) reads the nearest element, so that no read
+// leaves the data.
+Expr clamped_index(const Expr& index, std::int64_t dim) {
+  return bind(cast(DType::i64, index), "row", [&](const Expr& r) {
+    Expr wrapped = tir::SelectNode::make(r < 0, r + dim, r);
+    return tir::min(tir::max(wrapped, Expr(0)), Expr(dim - 1));
+  });
+}
+
+// take(data, indices): data with the axis replaced by the indices' dimensions, each index
+// read as clamped_index does.
 Expected<std::vector<Stage>> take_rule(const Node& node, const std::vector<TensorView>& in,
                                        ComputeBuilder&) {
   TensorView data = in[0], indices = in[1];
@@ -42,12 +51,26 @@ Expected<std::vector<Stage>> take_rule(const Node& node, const std::vector<Tenso
         Indices which(idx.begin() + static_cast<std::ptrdiff_t>(axis),
                       idx.begin() + static_cast<std::ptrdiff_t>(axis + count));
         Indices from(idx.begin(), idx.begin() + static_cast<std::ptrdiff_t>(axis));
-        Expr row = bind(cast(DType::i64, indices.at(which)), "row", [&](const Expr& r) {
-          Expr wrapped = tir::SelectNode::make(r < 0, r + dim, r);
-          return tir::min(tir::max(wrapped, Expr(0)), Expr(dim - 1));
-        });
-        from.push_back(row);
+        from.push_back(clamped_index(indices.at(which), dim));
         from.insert(from.end(), idx.begin() + static_cast<std::ptrdiff_t>(axis + count), idx.end());
+        return data.at(from);
+      },
+      /*injective=*/true);
+}
+
+// gather_elements(data, indices): data at the output's indices, the axis's replaced by the
+// index there.
+Expected<std::vector<Stage>> gather_elements_rule(const Node& node,
+                                                  const std::vector<TensorView>& in,
+                                                  ComputeBuilder&) {
+  TensorView data = in[0], indices = in[1];
+  const std::size_t axis = *normalize_axis(node.attrs().get_int("axis"), data.shape.size());
+  const std::int64_t dim = data.shape[axis];
+  return pointwise_result(
+      node,
+      [data, indices, axis, dim](const Indices& idx) {
+        Indices from = idx;
+        from[axis] = clamped_index(indices.at(idx), dim);
         return data.at(from);
       },
       /*injective=*/true);
@@ -56,8 +79,9 @@ Expected<std::vector<Stage>> take_rule(const Node& node, const std::vector<Tenso
 }  // namespace
 
 void register_index_computes(ComputeRegistry& registry) {
-  UMA_CHECK(registry.add("strided_slice", OpPattern::kInjective, strided_slice_rule).ok());
-  UMA_CHECK(registry.add("take", OpPattern::kInjective, take_rule).ok());
+  UMA_CHECK(registry.add("strided_slice", strided_slice_rule).ok());
+  UMA_CHECK(registry.add("take", take_rule).ok());
+  UMA_CHECK(registry.add("gather_elements", gather_elements_rule).ok());
 }
 
 }  // namespace uma::lower

@@ -1,6 +1,6 @@
-// Compute rules of the logical family (src/op/logical.cc): comparisons, logical operators and
-// where, each one pointwise stage named after the op, reading its operands with numpy
-// broadcasting.
+// Compute rules of the logical family (src/op/logical.cc): comparisons, logical operators,
+// isnan, isinf and where, each one pointwise stage named after the op, reading its operands
+// with numpy broadcasting.
 //
 // Floats compare as IEEE numbers in their own type, which decides every comparison as the
 // reference's doubles do; integers compare in theirs (u64 unsigned); bools are 0 or 1.
@@ -46,6 +46,30 @@ Expected<std::vector<Stage>> logical_not_rule(const Node& node, const std::vecto
   return pointwise_result(node, [x](const Indices& idx) { return !x.at(idx); });
 }
 
+Expected<std::vector<Stage>> isnan_rule(const Node& node, const std::vector<TensorView>& in,
+                                        ComputeBuilder&) {
+  TensorView x = in[0];
+  return pointwise_result(node,
+                          [x](const Indices& idx) { return intrinsic("isnan", {x.at(idx)}); });
+}
+
+// isinf(x), restricted to the signs the attributes detect.
+Expected<std::vector<Stage>> isinf_rule(const Node& node, const std::vector<TensorView>& in,
+                                        ComputeBuilder&) {
+  TensorView x = in[0];
+  bool positive = node.attrs().get_int("detect_positive") != 0;
+  bool negative = node.attrs().get_int("detect_negative") != 0;
+  return pointwise_result(node, [x, positive, negative](const Indices& idx) {
+    if (!positive && !negative) return constant(DType::boolean, 0);
+    return bind(x.at(idx), "x", [&](const Expr& v) {
+      Expr infinite = intrinsic("isinf", {v});
+      if (positive && negative) return infinite;
+      Expr zero = constant(v.type().dtype, 0);
+      return infinite && (positive ? v > zero : v < zero);
+    });
+  });
+}
+
 // The unselected operand is never read (a `select` evaluates one branch).
 Expected<std::vector<Stage>> where_rule(const Node& node, const std::vector<TensorView>& in,
                                         ComputeBuilder&) {
@@ -62,9 +86,11 @@ Expected<std::vector<Stage>> where_rule(const Node& node, const std::vector<Tens
 
 void register_logical_computes(ComputeRegistry& registry) {
   for (const Binary& binary : kBinaries)
-    UMA_CHECK(registry.add(binary.op, OpPattern::kElementwise, binary_rule(binary)).ok());
-  UMA_CHECK(registry.add("logical_not", OpPattern::kElementwise, logical_not_rule).ok());
-  UMA_CHECK(registry.add("where", OpPattern::kElementwise, where_rule).ok());
+    UMA_CHECK(registry.add(binary.op, binary_rule(binary)).ok());
+  UMA_CHECK(registry.add("logical_not", logical_not_rule).ok());
+  UMA_CHECK(registry.add("isnan", isnan_rule).ok());
+  UMA_CHECK(registry.add("isinf", isinf_rule).ok());
+  UMA_CHECK(registry.add("where", where_rule).ok());
 }
 
 }  // namespace uma::lower

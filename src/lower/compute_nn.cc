@@ -77,8 +77,8 @@ Expected<std::vector<Stage>> matmul_rule(const Node& node, const std::vector<Ten
 }  // namespace
 
 void register_nn_computes(ComputeRegistry& registry) {
-  UMA_CHECK(registry.add("nn.dense", OpPattern::kAnchor, dense_rule).ok());
-  UMA_CHECK(registry.add("nn.matmul", OpPattern::kAnchor, matmul_rule).ok());
+  UMA_CHECK(registry.add("nn.dense", dense_rule).ok());
+  UMA_CHECK(registry.add("nn.matmul", matmul_rule).ok());
 }
 
 }  // namespace uma::lower

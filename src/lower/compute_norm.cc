@@ -174,15 +174,14 @@ Expected<std::vector<Stage>> softmax_rule(bool log, const Node& node,
 }  // namespace
 
 void register_norm_computes(ComputeRegistry& registry) {
-  // batch_norm is pointwise: it fuses after an anchor like any elementwise op.
-  UMA_CHECK(registry.add("nn.batch_norm", OpPattern::kElementwise, batch_norm_rule).ok());
-  UMA_CHECK(registry.add("nn.instance_norm", OpPattern::kAnchor, instance_norm_rule).ok());
-  UMA_CHECK(registry.add("nn.layer_norm", OpPattern::kAnchor, layer_norm_rule).ok());
+  UMA_CHECK(registry.add("nn.batch_norm", batch_norm_rule).ok());
+  UMA_CHECK(registry.add("nn.instance_norm", instance_norm_rule).ok());
+  UMA_CHECK(registry.add("nn.layer_norm", layer_norm_rule).ok());
   for (bool log : {false, true}) {
     auto rule = [log](const Node& node, const std::vector<TensorView>& in, ComputeBuilder& b) {
       return softmax_rule(log, node, in, b);
     };
-    UMA_CHECK(registry.add(log ? "nn.log_softmax" : "nn.softmax", OpPattern::kAnchor, rule).ok());
+    UMA_CHECK(registry.add(log ? "nn.log_softmax" : "nn.softmax", rule).ok());
   }
 }
 

@@ -212,19 +212,19 @@ void register_pool_computes(ComputeRegistry& registry) {
       auto rule = [pool, rank](const Node& node, const std::vector<TensorView>& in,
                                ComputeBuilder& b) { return pool_rule(pool, rank, node, in, b); };
       std::string op = fmt::format("nn.{}_pool{}d", pool == Pool::kMax ? "max" : "avg", rank);
-      UMA_CHECK(registry.add(op, OpPattern::kAnchor, rule).ok());
+      UMA_CHECK(registry.add(op, rule).ok());
       if (pool == Pool::kAvg) continue;
       auto with_indices = [rank](const Node& node, const std::vector<TensorView>& in,
                                  ComputeBuilder& b) {
         return pool_with_indices_rule(rank, node, in, b);
       };
-      UMA_CHECK(registry.add(op + "_with_indices", OpPattern::kAnchor, with_indices).ok());
+      UMA_CHECK(registry.add(op + "_with_indices", with_indices).ok());
     }
     auto global = [pool](const Node& node, const std::vector<TensorView>& in, ComputeBuilder& b) {
       return global_pool_rule(pool, node, in, b);
     };
     std::string op = pool == Pool::kMax ? "nn.global_max_pool" : "nn.global_avg_pool";
-    UMA_CHECK(registry.add(op, OpPattern::kAnchor, global).ok());
+    UMA_CHECK(registry.add(op, global).ok());
   }
 }
 

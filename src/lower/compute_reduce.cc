@@ -1,10 +1,14 @@
-// Compute rules of the reductions (src/op/reduce.cc): sum, mean, max and min over a set of
-// axes (all when `axes` is empty), with or without keepdims, and argmax along one axis.
+// Compute rules of the reductions (src/op/reduce.cc): sum, mean, max, min and prod over a set
+// of axes (all when `axes` is empty), with or without keepdims, and argmax and argmin along
+// one axis.
 //
-// As in the reference kernels: integers sum in 64 bits and wrap to their type when stored,
-// and an integer mean truncates toward zero; max and min propagate NaN; argmax gives the
-// first (or, with select_last_index, the last) position of the maximum, NaN above every
-// number. argmax materializes the maximum (argmax_max), then finds its position (argmax).
+// As in the reference kernels: integers sum and multiply in 64 bits and wrap to their type
+// when stored, and an integer mean truncates toward zero; max and min propagate NaN; argmax
+// (argmin) gives the first (or, with select_last_index, the last) position of the maximum
+// (minimum), NaN beating every number. argmax materializes the maximum (argmax_max), then
+// finds its position (argmax); argmin likewise (argmin_min, argmin). cumsum is a sum over the
+// whole axis of the elements at or before (after, with reverse) the output's position,
+// without it with exclusive.
 #include "uma/lower/compute_util.h"
 #include "uma/op/shape_util.h"
 
@@ -21,10 +25,9 @@ struct ReduceRule {
 };
 
 const ReduceRule kReduceRules[] = {
-    {"sum", Combiner::kSum, false},
-    {"mean", Combiner::kSum, true},
-    {"max", Combiner::kMax, false},
-    {"min", Combiner::kMin, false},
+    {"sum", Combiner::kSum, false},      {"mean", Combiner::kSum, true},
+    {"max", Combiner::kMax, false},      {"min", Combiner::kMin, false},
+    {"prod", Combiner::kProduct, false},
 };
 
 // Which input axes are reduced, and how output indices and reduction variables make an
@@ -83,7 +86,8 @@ ComputeRule reduce_rule(const ReduceRule& rule) {
     red.extents = map.extents;
     red.body = [x, map](const Indices& o, const Indices& r) { return x.at(map.input_index(o, r)); };
     const DType dtype = x.dtype;
-    if (rule.combiner == Combiner::kSum && !is_float(dtype))
+    if ((rule.combiner == Combiner::kSum || rule.combiner == Combiner::kProduct) &&
+        !is_float(dtype))
       red.accumulate_dtype = is_unsigned(dtype) ? DType::u64 : DType::i64;
     if (rule.mean) {
       std::int64_t count = 1;
@@ -103,10 +107,12 @@ ComputeRule reduce_rule(const ReduceRule& rule) {
   };
 }
 
-// The maximum along the axis first; then the least (or greatest) position holding it, or
-// holding a NaN (the maximum is NaN exactly when some element is).
-Expected<std::vector<Stage>> argmax_rule(const Node& node, const std::vector<TensorView>& in,
-                                         ComputeBuilder& builder) {
+// The maximum (minimum) along the axis first; then the least (or greatest) position holding
+// it, or holding a NaN (the extreme is NaN exactly when some element is).
+Expected<std::vector<Stage>> arg_reduction_rule(bool min, const Node& node,
+                                                const std::vector<TensorView>& in,
+                                                ComputeBuilder& builder) {
+  const std::string op = min ? "argmin" : "argmax";
   const TensorType& out = node.result()->tensor_type();
   const TensorView x = in[0];
   const std::size_t axis = *normalize_axis(node.attrs().get_int("axis"), x.shape.size());
@@ -116,28 +122,54 @@ Expected<std::vector<Stage>> argmax_rule(const Node& node, const std::vector<Ten
     return x.at(map.input_index(o, r));
   };
 
-  Stage max;
-  max.name = "argmax_max";
-  max.dtype = x.dtype;
-  max.shape = out.shape;
-  max.reduction = Reduction{.combiner = Combiner::kMax, .extents = map.extents, .body = element};
-  TensorView max_view = builder.materialize(max);
+  Stage extreme;
+  extreme.name = op + (min ? "_min" : "_max");
+  extreme.dtype = x.dtype;
+  extreme.shape = out.shape;
+  extreme.reduction = Reduction{
+      .combiner = min ? Combiner::kMin : Combiner::kMax, .extents = map.extents, .body = element};
+  TensorView extreme_view = builder.materialize(extreme);
 
   const std::int64_t length = x.shape[axis];
   Reduction position;
   position.combiner = last ? Combiner::kMax : Combiner::kMin;
   position.extents = map.extents;
-  position.body = [element, max_view, last, length](const Indices& o, const Indices& r) {
+  position.body = [element, extreme_view, last, length](const Indices& o, const Indices& r) {
     Expr v = element(o, r);
-    Expr is_max = v == max_view.at(o);
-    if (is_float(v.type().dtype)) is_max = is_max || intrinsic("isnan", {v});
-    return tir::SelectNode::make(is_max, r[0], Expr(last ? std::int64_t{-1} : length));
+    Expr is_extreme = v == extreme_view.at(o);
+    if (is_float(v.type().dtype)) is_extreme = is_extreme || intrinsic("isnan", {v});
+    return tir::SelectNode::make(is_extreme, r[0], Expr(last ? std::int64_t{-1} : length));
   };
   Stage stage;
-  stage.name = "argmax";
+  stage.name = op;
   stage.dtype = out.dtype;
   stage.shape = out.shape;
   stage.reduction = std::move(position);
+  return std::vector<Stage>{std::move(stage)};
+}
+
+Expected<std::vector<Stage>> cumsum_rule(const Node& node, const std::vector<TensorView>& in,
+                                         ComputeBuilder&) {
+  const TensorView x = in[0];
+  const std::size_t axis = *normalize_axis(node.attrs().get_int("axis"), x.shape.size());
+  const bool exclusive = node.attrs().get_int("exclusive") == 1;
+  const bool reverse = node.attrs().get_int("reverse") == 1;
+  Reduction sum;
+  sum.extents = {x.shape[axis]};
+  sum.body = [x, axis, exclusive, reverse](const Indices& o, const Indices& r) {
+    Indices idx = o;
+    idx[axis] = r[0];
+    const Expr& k = r[0];
+    const Expr& i = o[axis];
+    Expr taken = reverse ? (exclusive ? k > i : k >= i) : (exclusive ? k < i : k <= i);
+    return tir::SelectNode::make(taken, x.at(idx), constant(x.dtype, 0));
+  };
+  if (!is_float(x.dtype)) sum.accumulate_dtype = is_unsigned(x.dtype) ? DType::u64 : DType::i64;
+  Stage stage;
+  stage.name = "cumsum";
+  stage.dtype = x.dtype;
+  stage.shape = x.shape;
+  stage.reduction = std::move(sum);
   return std::vector<Stage>{std::move(stage)};
 }
 
@@ -145,8 +177,14 @@ Expected<std::vector<Stage>> argmax_rule(const Node& node, const std::vector<Ten
 
 void register_reduce_computes(ComputeRegistry& registry) {
   for (const ReduceRule& rule : kReduceRules)
-    UMA_CHECK(registry.add(rule.op, OpPattern::kAnchor, reduce_rule(rule)).ok());
-  UMA_CHECK(registry.add("argmax", OpPattern::kAnchor, argmax_rule).ok());
+    UMA_CHECK(registry.add(rule.op, reduce_rule(rule)).ok());
+  for (bool min : {false, true}) {
+    auto rule = [min](const Node& node, const std::vector<TensorView>& in, ComputeBuilder& b) {
+      return arg_reduction_rule(min, node, in, b);
+    };
+    UMA_CHECK(registry.add(min ? "argmin" : "argmax", rule).ok());
+  }
+  UMA_CHECK(registry.add("cumsum", cumsum_rule).ok());
 }
 
 }  // namespace uma::lower

@@ -5,29 +5,15 @@
 
 namespace uma::lower {
 
-std::string_view op_pattern_name(OpPattern pattern) {
-  switch (pattern) {
-    case OpPattern::kElementwise:
-      return "elementwise";
-    case OpPattern::kInjective:
-      return "injective";
-    case OpPattern::kAnchor:
-      return "anchor";
-    case OpPattern::kOpaque:
-      return "opaque";
-  }
-  return "?";
-}
-
-Status ComputeRegistry::add(std::string op, OpPattern pattern, ComputeRule rule) {
+Status ComputeRegistry::add(std::string op, ComputeRule rule) {
   UMA_CHECK(rule != nullptr, "op {} gets an empty compute rule", op);
   std::unique_lock lock(mutex_);
   if (rules_.count(op)) return make_error("op {} has a compute rule already", op);
-  rules_.emplace(std::move(op), ComputeDef{pattern, std::move(rule)});
+  rules_.emplace(std::move(op), std::move(rule));
   return Status::success();
 }
 
-const ComputeDef* ComputeRegistry::find(std::string_view op) const {
+const ComputeRule* ComputeRegistry::find(std::string_view op) const {
   std::shared_lock lock(mutex_);
   auto it = rules_.find(op);
   return it == rules_.end() ? nullptr : &it->second;

@@ -260,7 +260,7 @@ Expected<std::vector<Stage>> resize_rule(const Node& node, const std::vector<Ten
 }  // namespace
 
 void register_resize_computes(ComputeRegistry& registry) {
-  UMA_CHECK(registry.add("image.resize", OpPattern::kInjective, resize_rule).ok());
+  UMA_CHECK(registry.add("image.resize", resize_rule).ok());
 }
 
 }  // namespace uma::lower

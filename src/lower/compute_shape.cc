@@ -51,9 +51,9 @@ Expected<std::vector<Stage>> arange_rule(const Node& node, const std::vector<Ten
 }  // namespace
 
 void register_shape_computes(ComputeRegistry& registry) {
-  UMA_CHECK(registry.add("shape_of", OpPattern::kInjective, shape_of_rule).ok());
-  UMA_CHECK(registry.add("full", OpPattern::kInjective, full_rule).ok());
-  UMA_CHECK(registry.add("arange", OpPattern::kInjective, arange_rule).ok());
+  UMA_CHECK(registry.add("shape_of", shape_of_rule).ok());
+  UMA_CHECK(registry.add("full", full_rule).ok());
+  UMA_CHECK(registry.add("arange", arange_rule).ok());
 }
 
 }  // namespace uma::lower

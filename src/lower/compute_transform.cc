@@ -138,12 +138,12 @@ Expected<std::vector<Stage>> split_rule(const Node& node, const std::vector<Tens
 }  // namespace
 
 void register_transform_computes(ComputeRegistry& registry) {
-  UMA_CHECK(registry.add("split", OpPattern::kInjective, split_rule).ok());
+  UMA_CHECK(registry.add("split", split_rule).ok());
   // squeeze and expand_dims keep the elements in order, as reshape does.
   for (const char* op : {"reshape", "squeeze", "expand_dims"})
-    UMA_CHECK(registry.add(op, OpPattern::kInjective, reshape_rule).ok());
-  UMA_CHECK(registry.add("concatenate", OpPattern::kInjective, concatenate_rule).ok());
-  UMA_CHECK(registry.add("transpose", OpPattern::kInjective, transpose_rule).ok());
+    UMA_CHECK(registry.add(op, reshape_rule).ok());
+  UMA_CHECK(registry.add("concatenate", concatenate_rule).ok());
+  UMA_CHECK(registry.add("transpose", transpose_rule).ok());
 }
 
 }  // namespace uma::lower

@@ -253,14 +253,14 @@ class Lowerer final : public ComputeBuilder {
                           i, node.op_name());
       inputs.push_back(view(slot.tensor));
     }
-    const ComputeDef* def =
+    const ComputeRule* rule =
         options_.overrides != nullptr ? options_.overrides->find(node.op_name()) : nullptr;
-    if (def == nullptr) def = default_computes().find(node.op_name());
-    if (def == nullptr)
+    if (rule == nullptr) rule = default_computes().find(node.op_name());
+    if (rule == nullptr)
       return make_error("{}: op {} has no compute rule to lower it with", node.location(),
                         node.op_name());
     current_ = &node;
-    Expected<std::vector<Stage>> stages = def->rule(node, inputs, *this);
+    Expected<std::vector<Stage>> stages = (*rule)(node, inputs, *this);
     current_ = nullptr;
     if (!stages) return stages.error().with_context(node.location());
     if (stages->size() != node.num_results())

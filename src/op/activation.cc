@@ -1,6 +1,6 @@
-// Activations with parameters: nn.leaky_relu, nn.elu, nn.selu, nn.hard_sigmoid,
-// nn.hard_swish, nn.gelu, nn.prelu and clip. (The parameterless ones, nn.relu, sigmoid and
-// tanh, are unary ops of elementwise.cc.)
+// Activations: nn.leaky_relu, nn.elu, nn.selu, nn.hard_sigmoid, nn.hard_swish, nn.gelu,
+// nn.softplus, nn.softsign, nn.celu, nn.thresholded_relu, nn.shrink, nn.prelu and clip.
+// (nn.relu, sigmoid and tanh are unary ops of elementwise.cc.)
 //
 // The formulas are ONNX's, and so are the default parameters (nn.selu's are the float32
 // constants ONNX specifies, exactly). The kernels compute in double and round once to the
@@ -87,6 +87,38 @@ const Activation kActivations[] = {
        return [](double x) { return x * hard_sigmoid(x, 1.0 / 6.0, 0.5); };
      }},
     {"nn.gelu", {{"approximate", AttrKind::String, std::string("none")}}, bind_gelu, check_gelu},
+    // log(1 + exp(x)), written so that exp never overflows where the result is finite.
+    {"nn.softplus",
+     {},
+     [](const AttrMap&) -> ElementFn {
+       return
+           [](double x) { return x > 0 ? x + std::log1p(std::exp(-x)) : std::log1p(std::exp(x)); };
+     }},
+    {"nn.softsign",
+     {},
+     [](const AttrMap&) -> ElementFn { return [](double x) { return x / (1 + std::fabs(x)); }; }},
+    // max(0, x) + min(0, alpha * (exp(x / alpha) - 1)).
+    {"nn.celu",
+     {{"alpha", AttrKind::Float, 1.0}},
+     [](const AttrMap& attrs) -> ElementFn {
+       double alpha = attrs.get_float("alpha");
+       return [alpha](double x) { return x > 0 ? x : alpha * std::expm1(x / alpha); };
+     }},
+    {"nn.thresholded_relu",
+     {{"alpha", AttrKind::Float, 1.0}},
+     [](const AttrMap& attrs) -> ElementFn {
+       double alpha = attrs.get_float("alpha");
+       return [alpha](double x) { return x > alpha ? x : 0.0; };
+     }},
+    {"nn.shrink",
+     {{"bias", AttrKind::Float, 0.0}, {"lambd", AttrKind::Float, 0.5}},
+     [](const AttrMap& attrs) -> ElementFn {
+       double bias = attrs.get_float("bias"), lambd = attrs.get_float("lambd");
+       return [bias, lambd](double x) {
+         if (x < -lambd) return x + bias;
+         return x > lambd ? x - bias : 0.0;
+       };
+     }},
 };
 
 Expected<std::vector<TensorPtr>> run_activation(const Activation& op,
@@ -200,7 +232,7 @@ void register_activation_ops(OpRegistry& registry) {
                         const std::vector<Type>& result_types) {
                     return run_activation(op, inputs, attrs, result_types);
                   },
-              .elementwise = true};
+              .fusion = FusionCategory::kElementwise};
     UMA_CHECK(registry.add(std::move(def)).ok(), "op {} registered twice", op.name);
   }
   constexpr double kInf = std::numeric_limits<double>::infinity();
@@ -210,14 +242,14 @@ void register_activation_ops(OpRegistry& registry) {
        .max_inputs = 2,
        .infer = infer_prelu,
        .kernel = prelu_kernel,
-       .elementwise = true},
+       .fusion = FusionCategory::kElementwise},
       {.name = "clip",
        .min_inputs = 1,
        .max_inputs = 1,
        .attrs = {{"a_min", AttrKind::Float, -kInf}, {"a_max", AttrKind::Float, kInf}},
        .infer = infer_clip,
        .kernel = clip_kernel,
-       .elementwise = true},
+       .fusion = FusionCategory::kElementwise},
   };
   for (const OpDef& op : ops) UMA_CHECK(registry.add(op).ok(), "op {} registered twice", op.name);
 }

@@ -211,13 +211,15 @@ void register_broadcast_ops(OpRegistry& registry) {
        .max_inputs = 1,
        .attrs = {{"shape", AttrKind::Ints, std::nullopt}},
        .infer = infer_broadcast_to,
-       .kernel = broadcast_to_kernel},
+       .kernel = broadcast_to_kernel,
+       .fusion = FusionCategory::kInjective},
       {.name = "tile",
        .min_inputs = 1,
        .max_inputs = 1,
        .attrs = {{"reps", AttrKind::Ints, std::nullopt}},
        .infer = infer_tile,
-       .kernel = tile_kernel},
+       .kernel = tile_kernel,
+       .fusion = FusionCategory::kInjective},
       {.name = "nn.pad",
        .min_inputs = 1,
        .max_inputs = 1,
@@ -225,7 +227,8 @@ void register_broadcast_ops(OpRegistry& registry) {
                  {"mode", AttrKind::String, std::string("constant")},
                  {"pad_value", AttrKind::Float, 0.0}},
        .infer = infer_pad,
-       .kernel = pad_kernel},
+       .kernel = pad_kernel,
+       .fusion = FusionCategory::kInjective},
   };
   for (const OpDef& op : ops) UMA_CHECK(registry.add(op).ok(), "op {} registered twice", op.name);
 }

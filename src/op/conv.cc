@@ -343,7 +343,8 @@ void register_conv_ops(OpRegistry& registry) {
                .attrs = attrs,
                .infer = [rank](const std::vector<Type>& inputs,
                                const AttrMap& a) { return infer_conv(rank, inputs, a); },
-               .kernel = conv_kernel};
+               .kernel = conv_kernel,
+               .fusion = FusionCategory::kAnchor};
     attrs.push_back({"output_padding", AttrKind::Ints, Ints(rank, 0)});
     OpDef transpose{
         .name = fmt::format("nn.conv{}d_transpose", rank),
@@ -352,7 +353,8 @@ void register_conv_ops(OpRegistry& registry) {
         .attrs = attrs,
         .infer = [rank](const std::vector<Type>& inputs,
                         const AttrMap& a) { return infer_conv_transpose(rank, inputs, a); },
-        .kernel = conv_transpose_kernel};
+        .kernel = conv_transpose_kernel,
+        .fusion = FusionCategory::kAnchor};
     for (OpDef* op : {&conv, &transpose})
       UMA_CHECK(registry.add(*op).ok(), "op {} registered twice", op->name);
   }

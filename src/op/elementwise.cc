@@ -1,6 +1,7 @@
 // Elementwise arithmetic: binary ops with numpy broadcasting (add, subtract, multiply,
-// divide, maximum, minimum, power), unary math (nn.relu, negative, abs, sigmoid, tanh, exp,
-// log, sqrt, erf, reciprocal) and cast.
+// divide, maximum, minimum, power, floor_mod, trunc_mod, left_shift, right_shift), unary math
+// (nn.relu, negative, abs, sigmoid, tanh, exp, log, sqrt, erf, reciprocal, the trigonometric
+// and hyperbolic functions and their inverses, floor, ceil, round, sign) and cast.
 //
 // Semantics of the reference kernels:
 // - Floating-point dtypes compute in double and round once to the result dtype. For +, -,
@@ -11,6 +12,11 @@
 //   error.
 //   power with a negative exponent truncates the real result toward zero (so it is 0
 //   unless the base is 1 or -1); zero to a negative power is an error.
+// - floor_mod is Python's (and ONNX Mod's with fmod = 0): the remainder has the divisor's
+//   sign; trunc_mod is C's fmod (ONNX's fmod = 1): the remainder has the dividend's sign. A
+//   zero integer divisor is an error.
+// - left_shift and right_shift take unsigned integers; a shift by the width or more gives 0.
+// - round rounds half to even; sign is -1, 0 or 1 (NaN and zeros stay themselves).
 // - maximum, minimum and nn.relu propagate NaN, as numpy and PyTorch do.
 // - cast follows ONNX's rules: floats to floats round to nearest even (beyond the range:
 //   infinity); integers to integers wrap modulo 2^bits; anything to bool is "!= 0" (so NaN
@@ -54,6 +60,34 @@ double float_minimum(double a, double b) {
   return a < b ? a : b;
 }
 
+// a - trunc(a / b) * b, and its floor variant, which moves a remainder whose sign differs
+// from the divisor's by one divisor.
+std::int64_t int_trunc_mod(DType dtype, std::int64_t a, std::int64_t b) {
+  return int_subtract(a, int_multiply(int_divide(dtype, a, b), b));
+}
+std::int64_t int_floor_mod(DType dtype, std::int64_t a, std::int64_t b) {
+  std::int64_t r = int_trunc_mod(dtype, a, b);
+  bool differs = r != 0 && int_less(dtype, r, 0) != int_less(dtype, b, 0);
+  return differs ? int_add(r, b) : r;
+}
+double float_floor_mod(double a, double b) {
+  double r = std::fmod(a, b);
+  return r != 0 && (r < 0) != (b < 0) ? r + b : r;
+}
+
+// Shifts of unsigned values (get_int's bit patterns); by the width or more, every bit leaves.
+std::int64_t int_shift(DType dtype, std::int64_t a, std::int64_t b, bool left) {
+  auto bits = static_cast<std::uint64_t>(dtype_size(dtype) * 8);
+  auto shift = static_cast<std::uint64_t>(b), value = static_cast<std::uint64_t>(a);
+  if (shift >= bits) return 0;
+  return static_cast<std::int64_t>(left ? value << shift : value >> shift);
+}
+
+double float_sign(double x) {
+  if (x > 0) return 1;
+  return x < 0 ? -1 : x;
+}
+
 // What an integer right-hand side must not be.
 enum class IntGuard { None, NonzeroDivisor, NoZeroToNegativePower };
 
@@ -61,9 +95,10 @@ enum class IntGuard { None, NonzeroDivisor, NoZeroToNegativePower };
 // sign (get_int reads a u64 from 2^63 on as negative).
 struct BinaryOp {
   const char* name;
-  double (*on_float)(double, double);
+  double (*on_float)(double, double);  // nullptr when only integers are accepted
   std::int64_t (*on_int)(DType, std::int64_t, std::int64_t);
   IntGuard guard = IntGuard::None;
+  Accepts accepts = Accepts::Numbers;
 };
 
 const BinaryOp kBinaryOps[] = {
@@ -80,6 +115,15 @@ const BinaryOp kBinaryOps[] = {
      [](DType t, std::int64_t a, std::int64_t b) { return int_less(t, b, a) ? b : a; }},
     {"power", [](double a, double b) { return std::pow(a, b); }, int_power,
      IntGuard::NoZeroToNegativePower},
+    {"floor_mod", float_floor_mod, int_floor_mod, IntGuard::NonzeroDivisor},
+    {"trunc_mod", [](double a, double b) { return std::fmod(a, b); }, int_trunc_mod,
+     IntGuard::NonzeroDivisor},
+    {"left_shift", nullptr,
+     [](DType t, std::int64_t a, std::int64_t b) { return int_shift(t, a, b, true); },
+     IntGuard::None, Accepts::Unsigned},
+    {"right_shift", nullptr,
+     [](DType t, std::int64_t a, std::int64_t b) { return int_shift(t, a, b, false); },
+     IntGuard::None, Accepts::Unsigned},
 };
 
 struct UnaryOp {
@@ -104,12 +148,27 @@ const UnaryOp kUnaryOps[] = {
     {"sqrt", Accepts::Floats, [](double x) { return std::sqrt(x); }, nullptr},
     {"erf", Accepts::Floats, [](double x) { return std::erf(x); }, nullptr},
     {"reciprocal", Accepts::Floats, [](double x) { return 1.0 / x; }, nullptr},
+    {"sin", Accepts::Floats, [](double x) { return std::sin(x); }, nullptr},
+    {"cos", Accepts::Floats, [](double x) { return std::cos(x); }, nullptr},
+    {"tan", Accepts::Floats, [](double x) { return std::tan(x); }, nullptr},
+    {"asin", Accepts::Floats, [](double x) { return std::asin(x); }, nullptr},
+    {"acos", Accepts::Floats, [](double x) { return std::acos(x); }, nullptr},
+    {"atan", Accepts::Floats, [](double x) { return std::atan(x); }, nullptr},
+    {"sinh", Accepts::Floats, [](double x) { return std::sinh(x); }, nullptr},
+    {"cosh", Accepts::Floats, [](double x) { return std::cosh(x); }, nullptr},
+    {"asinh", Accepts::Floats, [](double x) { return std::asinh(x); }, nullptr},
+    {"acosh", Accepts::Floats, [](double x) { return std::acosh(x); }, nullptr},
+    {"atanh", Accepts::Floats, [](double x) { return std::atanh(x); }, nullptr},
+    {"floor", Accepts::Floats, [](double x) { return std::floor(x); }, nullptr},
+    {"ceil", Accepts::Floats, [](double x) { return std::ceil(x); }, nullptr},
+    // nearbyint in the default rounding mode rounds half to even.
+    {"round", Accepts::Floats, [](double x) { return std::nearbyint(x); }, nullptr},
+    {"sign", Accepts::Numbers, float_sign,
+     [](DType t, std::int64_t x) -> std::int64_t {
+       if (int_less(t, 0, x)) return 1;
+       return int_less(t, x, 0) ? -1 : 0;
+     }},
 };
-
-Expected<std::vector<Type>> infer_binary(const std::vector<Type>& inputs, const AttrMap&) {
-  UMA_TRY_ASSIGN(TensorType result, infer_broadcast(inputs, Accepts::Numbers));
-  return std::vector<Type>{result};
-}
 
 Expected<std::vector<TensorPtr>> run_binary(const BinaryOp& op,
                                             const std::vector<TensorPtr>& inputs,
@@ -200,13 +259,17 @@ void register_elementwise_ops(OpRegistry& registry) {
     OpDef def{.name = op.name,
               .min_inputs = 2,
               .max_inputs = 2,
-              .infer = infer_binary,
+              .infer = [&op](const std::vector<Type>& inputs,
+                             const AttrMap&) -> Expected<std::vector<Type>> {
+                UMA_TRY_ASSIGN(TensorType result, infer_broadcast(inputs, op.accepts));
+                return std::vector<Type>{result};
+              },
               .kernel =
                   [&op](const std::vector<TensorPtr>& inputs, const AttrMap&,
                         const std::vector<Type>& result_types) {
                     return run_binary(op, inputs, result_types);
                   },
-              .elementwise = true};
+              .fusion = FusionCategory::kElementwise};
     UMA_CHECK(registry.add(std::move(def)).ok(), "op {} registered twice", op.name);
   }
   for (const UnaryOp& op : kUnaryOps) {
@@ -224,7 +287,7 @@ void register_elementwise_ops(OpRegistry& registry) {
                         const std::vector<Type>& result_types) {
                     return run_unary(op, inputs, result_types);
                   },
-              .elementwise = true};
+              .fusion = FusionCategory::kElementwise};
     UMA_CHECK(registry.add(std::move(def)).ok(), "op {} registered twice", op.name);
   }
   OpDef cast{.name = "cast",
@@ -233,7 +296,7 @@ void register_elementwise_ops(OpRegistry& registry) {
              .attrs = {{"dtype", AttrKind::String, std::nullopt}},
              .infer = infer_cast,
              .kernel = cast_kernel,
-             .elementwise = true};
+             .fusion = FusionCategory::kElementwise};
   UMA_CHECK(registry.add(std::move(cast)).ok(), "op cast registered twice");
 }
 

@@ -16,6 +16,11 @@ Status check_dtype(DType dtype, Accepts accepts, std::string_view subject) {
             "{} {}, but only floating-point types (f32, f16, bf16, f64) are supported", subject,
             dtype_name(dtype));
       break;
+    case Accepts::Unsigned:
+      if (!is_unsigned(dtype))
+        return make_error("{} {}, but only unsigned integers (u8, u16, u32, u64) are supported",
+                          subject, dtype_name(dtype));
+      break;
     case Accepts::Numbers:
       if (dtype == DType::boolean)
         return make_error("{} bool, but only numbers are supported", subject);

@@ -14,7 +14,7 @@
 namespace uma::elementwise {
 
 // The dtypes an op accepts for an operand.
-enum class Accepts { Numbers, Floats, Bools, Any };
+enum class Accepts { Numbers, Floats, Unsigned, Bools, Any };
 
 // `subject` names the operand(s) so the message reads naturally: "operand is", "operands
 // are", "slope is".

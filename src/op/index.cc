@@ -1,4 +1,5 @@
-// Ops that pick elements by index: strided_slice (ONNX Slice) and take (ONNX Gather).
+// Ops that pick elements by index: strided_slice (ONNX Slice), take (ONNX Gather) and
+// gather_elements (ONNX GatherElements).
 // The kernels move elements as bytes, so they work for every dtype.
 #include <algorithm>
 #include <memory>
@@ -157,6 +158,59 @@ Expected<std::vector<TensorPtr>> take_kernel(const std::vector<TensorPtr>& input
   return std::vector<TensorPtr>{std::move(out)};
 }
 
+// ---- gather_elements ----
+
+// out[i] = data[i with i[axis] replaced by indices[i]], as numpy's take_along_axis or ONNX
+// GatherElements: indices have data's rank, and no more elements than data along the other
+// axes. A negative index counts from the end.
+Expected<std::vector<Type>> infer_gather_elements(const std::vector<Type>& inputs,
+                                                  const AttrMap& attrs) {
+  UMA_TRY(check_tensor_operands(inputs));
+  const TensorType& data = inputs[0].tensor();
+  const TensorType& indices = inputs[1].tensor();
+  UMA_TRY_ASSIGN(std::size_t axis, axis_attr(attrs, "axis", data.rank()));
+  if (!is_integer(indices.dtype))
+    return make_error("indices are {}, but must be integers", dtype_name(indices.dtype));
+  if (indices.rank() != data.rank())
+    return make_error("indices have rank {}, but data has rank {}", indices.rank(), data.rank());
+  for (std::size_t d = 0; d < data.rank(); ++d)
+    if (d != axis && indices.shape[d] > data.shape[d])
+      return make_error("indices have {} elements along axis {}, but data only {}",
+                        indices.shape[d], d, data.shape[d]);
+  return std::vector<Type>{TensorType{data.dtype, indices.shape}};
+}
+
+Expected<std::vector<TensorPtr>> gather_elements_kernel(const std::vector<TensorPtr>& inputs,
+                                                        const AttrMap& attrs,
+                                                        const std::vector<Type>& result_types) {
+  const Tensor& data = *inputs[0];
+  const Tensor& indices = *inputs[1];
+  auto out = std::make_shared<Tensor>(result_types[0].tensor());
+  std::size_t axis = *normalize_axis(attrs.get_int("axis"), data.shape().size());
+  std::int64_t dim = data.shape()[axis];
+  std::vector<std::int64_t> strides = row_major_strides(data.shape());
+  const Shape& shape = out->shape();
+  for (std::int64_t i = 0; i < out->num_elements(); ++i) {
+    std::int64_t index = elementwise::get_int(indices, i);
+    bool huge = indices.dtype() == DType::u64 && index < 0;
+    if (huge || index < -dim || index >= dim)
+      return make_error(
+          "index {} (element {} of indices) is out of range for axis {} of size {}",
+          huge ? fmt::format("{}", static_cast<std::uint64_t>(index)) : fmt::format("{}", index), i,
+          axis, dim);
+    // The offset in data of output element i, its axis coordinate replaced.
+    std::int64_t offset = 0, rest = i;
+    for (std::size_t d = shape.size(); d-- > 0;) {
+      std::int64_t coordinate = rest % shape[d];
+      rest /= shape[d];
+      if (d == axis) coordinate = index < 0 ? index + dim : index;
+      offset += coordinate * strides[d];
+    }
+    copy_elements(data, offset, *out, i, 1);
+  }
+  return std::vector<TensorPtr>{std::move(out)};
+}
+
 }  // namespace
 
 void register_index_ops(OpRegistry& registry) {
@@ -169,13 +223,22 @@ void register_index_ops(OpRegistry& registry) {
                  {"strides", AttrKind::Ints, Ints{}},
                  {"axes", AttrKind::Ints, Ints{}}},
        .infer = infer_strided_slice,
-       .kernel = strided_slice_kernel},
+       .kernel = strided_slice_kernel,
+       .fusion = FusionCategory::kInjective},
       {.name = "take",
        .min_inputs = 2,
        .max_inputs = 2,
        .attrs = {{"axis", AttrKind::Int, std::int64_t{0}}},
        .infer = infer_take,
-       .kernel = take_kernel},
+       .kernel = take_kernel,
+       .fusion = FusionCategory::kInjective},
+      {.name = "gather_elements",
+       .min_inputs = 2,
+       .max_inputs = 2,
+       .attrs = {{"axis", AttrKind::Int, std::int64_t{0}}},
+       .infer = infer_gather_elements,
+       .kernel = gather_elements_kernel,
+       .fusion = FusionCategory::kInjective},
   };
   for (const OpDef& op : ops) UMA_CHECK(registry.add(op).ok(), "op {} registered twice", op.name);
 }

@@ -1,10 +1,12 @@
 // Comparisons and logic, all with numpy broadcasting and bool results: equal, less,
-// less_equal, greater, greater_equal, logical_and, logical_or, logical_xor, logical_not, and
-// the selection where(condition, x, y).
+// less_equal, greater, greater_equal, logical_and, logical_or, logical_xor, logical_not, the
+// float classifications isnan and isinf (with detect_positive and detect_negative, as ONNX's
+// IsInf), and the selection where(condition, x, y).
 //
 // Comparisons take two operands of one dtype; equal also takes bool. Floats compare as IEEE
 // numbers (NaN is unequal to everything, -0 equals 0); integers compare exactly.
 #include <algorithm>
+#include <cmath>
 #include <functional>
 #include <memory>
 
@@ -106,6 +108,33 @@ Expected<std::vector<TensorPtr>> where_kernel(const std::vector<TensorPtr>& inpu
   return std::vector<TensorPtr>{std::move(out)};
 }
 
+// ---- isnan, isinf ----
+
+Expected<std::vector<Type>> infer_classification(const std::vector<Type>& inputs, const AttrMap&) {
+  UMA_TRY(check_tensor_operands(inputs));
+  UMA_TRY(check_dtype(inputs[0].tensor().dtype, Accepts::Floats, "operand is"));
+  return std::vector<Type>{TensorType{DType::boolean, inputs[0].tensor().shape}};
+}
+
+Expected<std::vector<TensorPtr>> classify(const std::vector<TensorPtr>& inputs,
+                                          const std::vector<Type>& result_types,
+                                          const std::function<bool(double)>& holds) {
+  auto out = std::make_shared<Tensor>(result_types[0].tensor());
+  for (std::int64_t i = 0; i < out->num_elements(); ++i)
+    set_int(*out, i, holds(inputs[0]->get(i)) ? 1 : 0);
+  return std::vector<TensorPtr>{std::move(out)};
+}
+
+Expected<std::vector<TensorPtr>> isinf_kernel(const std::vector<TensorPtr>& inputs,
+                                              const AttrMap& attrs,
+                                              const std::vector<Type>& result_types) {
+  bool positive = attrs.get_int("detect_positive") != 0;
+  bool negative = attrs.get_int("detect_negative") != 0;
+  return classify(inputs, result_types, [positive, negative](double x) {
+    return std::isinf(x) && (x > 0 ? positive : negative);
+  });
+}
+
 }  // namespace
 
 void register_logical_ops(OpRegistry& registry) {
@@ -124,7 +153,7 @@ void register_logical_ops(OpRegistry& registry) {
                         const std::vector<Type>& result_types) {
                     return run_comparison(op, inputs, result_types);
                   },
-              .elementwise = true};
+              .fusion = FusionCategory::kElementwise};
     UMA_CHECK(registry.add(std::move(def)).ok(), "op {} registered twice", op.name);
   }
   const std::vector<OpDef> ops = {
@@ -143,13 +172,31 @@ void register_logical_ops(OpRegistry& registry) {
            set_int(*out, i, get_int(*inputs[0], i) == 0 ? 1 : 0);
          return std::vector<TensorPtr>{std::move(out)};
        },
-       .elementwise = true},
+       .fusion = FusionCategory::kElementwise},
+      {.name = "isnan",
+       .min_inputs = 1,
+       .max_inputs = 1,
+       .infer = infer_classification,
+       .kernel =
+           [](const std::vector<TensorPtr>& inputs, const AttrMap&,
+              const std::vector<Type>& result_types) {
+             return classify(inputs, result_types, [](double x) { return std::isnan(x); });
+           },
+       .fusion = FusionCategory::kElementwise},
+      {.name = "isinf",
+       .min_inputs = 1,
+       .max_inputs = 1,
+       .attrs = {{"detect_positive", AttrKind::Int, std::int64_t{1}},
+                 {"detect_negative", AttrKind::Int, std::int64_t{1}}},
+       .infer = infer_classification,
+       .kernel = isinf_kernel,
+       .fusion = FusionCategory::kElementwise},
       {.name = "where",
        .min_inputs = 3,
        .max_inputs = 3,
        .infer = infer_where,
        .kernel = where_kernel,
-       .elementwise = true},
+       .fusion = FusionCategory::kElementwise},
   };
   for (const OpDef& op : ops) UMA_CHECK(registry.add(op).ok(), "op {} registered twice", op.name);
 }

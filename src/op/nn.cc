@@ -141,12 +141,14 @@ void register_nn_ops(OpRegistry& registry) {
        .min_inputs = 2,
        .max_inputs = 3,
        .infer = infer_dense,
-       .kernel = dense_kernel},
+       .kernel = dense_kernel,
+       .fusion = FusionCategory::kAnchor},
       {.name = "nn.matmul",
        .min_inputs = 2,
        .max_inputs = 2,
        .infer = infer_matmul,
-       .kernel = matmul_kernel},
+       .kernel = matmul_kernel,
+       .fusion = FusionCategory::kAnchor},
   };
   for (const OpDef& op : ops) UMA_CHECK(registry.add(op).ok(), "op {} registered twice", op.name);
 }

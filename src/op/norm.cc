@@ -263,19 +263,24 @@ void register_norm_ops(OpRegistry& registry) {
        .max_inputs = 5,
        .attrs = {{"axis", AttrKind::Int, std::int64_t{1}}, {"epsilon", AttrKind::Float, 1e-5}},
        .infer = infer_batch_norm,
-       .kernel = batch_norm_kernel},
+       .kernel = batch_norm_kernel,
+       // Pointwise with per-channel parameters: it fuses after an anchor like any
+       // elementwise op.
+       .fusion = FusionCategory::kElementwise},
       {.name = "nn.instance_norm",
        .min_inputs = 3,
        .max_inputs = 3,
        .attrs = {{"epsilon", AttrKind::Float, 1e-5}},
        .infer = infer_instance_norm,
-       .kernel = instance_norm_kernel},
+       .kernel = instance_norm_kernel,
+       .fusion = FusionCategory::kAnchor},
       {.name = "nn.layer_norm",
        .min_inputs = 2,
        .max_inputs = 3,
        .attrs = {{"axis", AttrKind::Int, std::int64_t{-1}}, {"epsilon", AttrKind::Float, 1e-5}},
        .infer = infer_layer_norm,
-       .kernel = layer_norm_kernel},
+       .kernel = layer_norm_kernel,
+       .fusion = FusionCategory::kAnchor},
       {.name = "nn.softmax",
        .min_inputs = 1,
        .max_inputs = 1,
@@ -285,7 +290,8 @@ void register_norm_ops(OpRegistry& registry) {
            [](const std::vector<TensorPtr>& inputs, const AttrMap& attrs,
               const std::vector<Type>& result_types) {
              return softmax_kernel(false, inputs, attrs, result_types);
-           }},
+           },
+       .fusion = FusionCategory::kAnchor},
       {.name = "nn.log_softmax",
        .min_inputs = 1,
        .max_inputs = 1,
@@ -295,7 +301,8 @@ void register_norm_ops(OpRegistry& registry) {
            [](const std::vector<TensorPtr>& inputs, const AttrMap& attrs,
               const std::vector<Type>& result_types) {
              return softmax_kernel(true, inputs, attrs, result_types);
-           }},
+           },
+       .fusion = FusionCategory::kAnchor},
   };
   for (const OpDef& op : ops) UMA_CHECK(registry.add(op).ok(), "op {} registered twice", op.name);
 }

@@ -266,7 +266,8 @@ void register_pool_ops(OpRegistry& registry) {
                [pool](const std::vector<TensorPtr>& inputs, const AttrMap& a,
                       const std::vector<Type>& types) {
                  return pool_kernel(pool, inputs, a, types);
-               }});
+               },
+           .fusion = FusionCategory::kAnchor});
     }
   }
   for (Pool pool : {Pool::Max, Pool::Avg}) {
@@ -279,7 +280,8 @@ void register_pool_ops(OpRegistry& registry) {
              [pool](const std::vector<TensorPtr>& inputs, const AttrMap&,
                     const std::vector<Type>& types) {
                return global_pool_kernel(pool, inputs, types);
-             }});
+             },
+         .fusion = FusionCategory::kAnchor});
   }
 }
 

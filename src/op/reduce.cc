@@ -1,14 +1,18 @@
-// Reductions: sum, mean, max and min over a set of axes, and argmax along one axis.
+// Reductions: sum, mean, max, min and prod over a set of axes, argmax and argmin along one
+// axis, and the running sum cumsum along one axis.
 //
 // Semantics of the reference kernels:
 // - Floating-point dtypes accumulate in double and round once to the result dtype; max and
 //   min propagate NaN, as numpy does.
 // - Integers accumulate in int64 (u64 as uint64) and wrap modulo 2^bits like elementwise
 //   arithmetic; mean divides the sum by the count, truncating toward zero.
-// - Over zero elements, sum is 0, a float mean is NaN (0/0), max is -inf (the dtype's least
-//   value for integers) and min +inf (the greatest): ONNX's rule since opset 18.
-// - argmax gives the index of the first largest element (the last with select_last_index);
-//   NaN counts as larger than any number, as in numpy.
+// - Over zero elements, sum is 0, prod 1, a float mean is NaN (0/0), max is -inf (the
+//   dtype's least value for integers) and min +inf (the greatest): ONNX's rule since opset
+//   18.
+// - argmax gives the index of the first largest element (the last with select_last_index),
+//   argmin of the first smallest; NaN beats every number in both, as in numpy.
+// - cumsum sums each element with those before it along the axis (after it with reverse;
+//   without itself with exclusive), accumulating like sum.
 #include <cmath>
 #include <limits>
 #include <memory>
@@ -23,7 +27,7 @@ namespace {
 
 using Ints = std::vector<std::int64_t>;
 
-enum class Reduction { Sum, Mean, Max, Min };
+enum class Reduction { Sum, Mean, Max, Min, Prod };
 
 struct ReductionOp {
   const char* name;
@@ -31,10 +35,8 @@ struct ReductionOp {
 };
 
 const ReductionOp kReductions[] = {
-    {"sum", Reduction::Sum},
-    {"mean", Reduction::Mean},
-    {"max", Reduction::Max},
-    {"min", Reduction::Min},
+    {"sum", Reduction::Sum}, {"mean", Reduction::Mean}, {"max", Reduction::Max},
+    {"min", Reduction::Min}, {"prod", Reduction::Prod},
 };
 
 Status check_numbers(const TensorType& input) {
@@ -83,11 +85,12 @@ Expected<std::vector<Type>> infer_reduction(Reduction kind, const std::vector<Ty
 double float_start(Reduction kind) {
   if (kind == Reduction::Max) return -std::numeric_limits<double>::infinity();
   if (kind == Reduction::Min) return std::numeric_limits<double>::infinity();
-  return 0;
+  return kind == Reduction::Prod ? 1 : 0;
 }
 
 double float_step(Reduction kind, double acc, double x) {
   if (kind == Reduction::Sum || kind == Reduction::Mean) return acc + x;
+  if (kind == Reduction::Prod) return acc * x;
   if (std::isnan(acc) || std::isnan(x)) return std::nan("");
   if (kind == Reduction::Max) return x > acc ? x : acc;
   return x < acc ? x : acc;
@@ -96,11 +99,12 @@ double float_step(Reduction kind, double acc, double x) {
 std::int64_t int_start(Reduction kind, DType dtype) {
   if (kind == Reduction::Max) return elementwise::int_min(dtype);
   if (kind == Reduction::Min) return elementwise::int_max(dtype);
-  return 0;
+  return kind == Reduction::Prod ? 1 : 0;
 }
 
 std::int64_t int_step(Reduction kind, DType dtype, std::int64_t acc, std::int64_t x) {
   if (kind == Reduction::Sum || kind == Reduction::Mean) return elementwise::int_add(acc, x);
+  if (kind == Reduction::Prod) return elementwise::int_multiply(acc, x);
   if (kind == Reduction::Max) return elementwise::int_less(dtype, acc, x) ? x : acc;
   return elementwise::int_less(dtype, x, acc) ? x : acc;
 }
@@ -140,9 +144,10 @@ Expected<std::vector<TensorPtr>> run_reduction(Reduction kind, const std::vector
   return std::vector<TensorPtr>{std::move(out)};
 }
 
-// ---- argmax ----
+// ---- argmax, argmin ----
 
-Expected<std::vector<Type>> infer_argmax(const std::vector<Type>& inputs, const AttrMap& attrs) {
+Expected<std::vector<Type>> infer_arg_reduction(const std::vector<Type>& inputs,
+                                                const AttrMap& attrs) {
   UMA_TRY(check_tensor_operands(inputs));
   const TensorType& input = inputs[0].tensor();
   UMA_TRY(check_numbers(input));
@@ -160,18 +165,22 @@ Expected<std::vector<Type>> infer_argmax(const std::vector<Type>& inputs, const 
   return std::vector<Type>{result};
 }
 
-// Element a of `t` orders after element b: larger, with NaN larger than every number.
-bool greater(const Tensor& t, std::int64_t a, std::int64_t b) {
-  if (!is_float(t.dtype()))
-    return elementwise::int_less(t.dtype(), elementwise::get_int(t, b), elementwise::get_int(t, a));
+// Element a of `t` beats element b: larger (smaller for argmin), with NaN beating every
+// number.
+bool beats(const Tensor& t, std::int64_t a, std::int64_t b, bool min) {
+  if (!is_float(t.dtype())) {
+    std::int64_t x = elementwise::get_int(t, a), y = elementwise::get_int(t, b);
+    return min ? elementwise::int_less(t.dtype(), x, y) : elementwise::int_less(t.dtype(), y, x);
+  }
   double x = t.get(a), y = t.get(b);
   if (std::isnan(y)) return false;
-  return std::isnan(x) || x > y;
+  return std::isnan(x) || (min ? x < y : x > y);
 }
 
-Expected<std::vector<TensorPtr>> argmax_kernel(const std::vector<TensorPtr>& inputs,
-                                               const AttrMap& attrs,
-                                               const std::vector<Type>& result_types) {
+Expected<std::vector<TensorPtr>> arg_reduction_kernel(bool min,
+                                                      const std::vector<TensorPtr>& inputs,
+                                                      const AttrMap& attrs,
+                                                      const std::vector<Type>& result_types) {
   const Tensor& input = *inputs[0];
   auto out = std::make_shared<Tensor>(result_types[0].tensor());
   const Shape& shape = input.shape();
@@ -187,12 +196,64 @@ Expected<std::vector<TensorPtr>> argmax_kernel(const std::vector<TensorPtr>& inp
       auto element = [&](std::int64_t k) { return (o * dim + k) * inner + c; };
       std::int64_t best = 0;
       for (std::int64_t k = 1; k < dim; ++k) {
-        // With select_last_index an equal element (neither orders after the other) wins.
-        bool better = last ? !greater(input, element(best), element(k))
-                           : greater(input, element(k), element(best));
+        // With select_last_index an equal element (neither beats the other) wins.
+        bool better = last ? !beats(input, element(best), element(k), min)
+                           : beats(input, element(k), element(best), min);
         if (better) best = k;
       }
       out->data<std::int64_t>()[o * inner + c] = best;
+    }
+  return std::vector<TensorPtr>{std::move(out)};
+}
+
+// ---- cumsum ----
+
+Expected<std::vector<Type>> infer_cumsum(const std::vector<Type>& inputs, const AttrMap& attrs) {
+  UMA_TRY(check_tensor_operands(inputs));
+  const TensorType& input = inputs[0].tensor();
+  UMA_TRY(check_numbers(input));
+  if (auto axis = axis_attr(attrs, "axis", input.rank()); !axis) return axis.error();
+  for (const char* flag : {"exclusive", "reverse"})
+    if (auto value = flag_attr(attrs, flag); !value) return value.error();
+  return std::vector<Type>{input};
+}
+
+Expected<std::vector<TensorPtr>> cumsum_kernel(const std::vector<TensorPtr>& inputs,
+                                               const AttrMap& attrs,
+                                               const std::vector<Type>& result_types) {
+  const Tensor& input = *inputs[0];
+  auto out = std::make_shared<Tensor>(result_types[0].tensor());
+  const Shape& shape = input.shape();
+  std::size_t axis = *normalize_axis(attrs.get_int("axis"), shape.size());
+  bool exclusive = attrs.get_int("exclusive") == 1, reverse = attrs.get_int("reverse") == 1;
+  std::int64_t dim = shape[axis];
+  std::int64_t outer = product(shape, 0, axis);
+  std::int64_t inner = product(shape, axis + 1, shape.size());
+  bool floats = is_float(input.dtype());
+  for (std::int64_t o = 0; o < outer; ++o)
+    for (std::int64_t c = 0; c < inner; ++c) {
+      double float_acc = 0;
+      std::int64_t int_acc = 0;
+      for (std::int64_t step = 0; step < dim; ++step) {
+        std::int64_t k = reverse ? dim - 1 - step : step;
+        std::int64_t i = (o * dim + k) * inner + c;
+        if (exclusive) {
+          if (floats)
+            out->set(i, float_acc);
+          else
+            elementwise::set_int(*out, i, int_acc);
+        }
+        if (floats)
+          float_acc += input.get(i);
+        else
+          int_acc = elementwise::int_add(int_acc, elementwise::get_int(input, i));
+        if (!exclusive) {
+          if (floats)
+            out->set(i, float_acc);
+          else
+            elementwise::set_int(*out, i, int_acc);
+        }
+      }
     }
   return std::vector<TensorPtr>{std::move(out)};
 }
@@ -213,18 +274,37 @@ void register_reduce_ops(OpRegistry& registry) {
             [kind](const std::vector<TensorPtr>& inputs, const AttrMap& attrs,
                    const std::vector<Type>& result_types) {
               return run_reduction(kind, inputs, attrs, result_types);
-            }};
+            },
+        .fusion = FusionCategory::kAnchor};
     UMA_CHECK(registry.add(std::move(def)).ok(), "op {} registered twice", op.name);
   }
-  OpDef argmax{.name = "argmax",
+  for (bool min : {false, true}) {
+    const char* name = min ? "argmin" : "argmax";
+    OpDef def{.name = name,
+              .min_inputs = 1,
+              .max_inputs = 1,
+              .attrs = {{"axis", AttrKind::Int, std::int64_t{0}},
+                        {"keepdims", AttrKind::Int, std::int64_t{1}},
+                        {"select_last_index", AttrKind::Int, std::int64_t{0}}},
+              .infer = infer_arg_reduction,
+              .kernel =
+                  [min](const std::vector<TensorPtr>& inputs, const AttrMap& attrs,
+                        const std::vector<Type>& result_types) {
+                    return arg_reduction_kernel(min, inputs, attrs, result_types);
+                  },
+              .fusion = FusionCategory::kAnchor};
+    UMA_CHECK(registry.add(std::move(def)).ok(), "op {} registered twice", name);
+  }
+  OpDef cumsum{.name = "cumsum",
                .min_inputs = 1,
                .max_inputs = 1,
                .attrs = {{"axis", AttrKind::Int, std::int64_t{0}},
-                         {"keepdims", AttrKind::Int, std::int64_t{1}},
-                         {"select_last_index", AttrKind::Int, std::int64_t{0}}},
-               .infer = infer_argmax,
-               .kernel = argmax_kernel};
-  UMA_CHECK(registry.add(std::move(argmax)).ok(), "op argmax registered twice");
+                         {"exclusive", AttrKind::Int, std::int64_t{0}},
+                         {"reverse", AttrKind::Int, std::int64_t{0}}},
+               .infer = infer_cumsum,
+               .kernel = cumsum_kernel,
+               .fusion = FusionCategory::kAnchor};
+  UMA_CHECK(registry.add(std::move(cumsum)).ok(), "op cumsum registered twice");
 }
 
 }  // namespace uma

@@ -378,7 +378,8 @@ void register_resize_ops(OpRegistry& registry) {
                 {"roi", AttrKind::Floats, std::vector<double>{}},
                 {"extrapolation_value", AttrKind::Float, 0.0}},
       .infer = infer_resize,
-      .kernel = resize_kernel};
+      .kernel = resize_kernel,
+      .fusion = FusionCategory::kInjective};
   UMA_CHECK(registry.add(std::move(resize)).ok(), "op image.resize registered twice");
 }
 

@@ -48,9 +48,8 @@ void Backend::set_max_immediate_elements(std::int64_t count) {
 void Backend::add_graph_pass(GraphPhase phase, std::string name, BackendGraphPass pass) {
   spec_.graph_passes.push_back({phase, std::move(name), std::move(pass)});
 }
-void Backend::add_strategy(std::string op, lower::OpPattern pattern, BackendComputeRule compute,
-                           BackendSchedule schedule) {
-  spec_.strategies.push_back({std::move(op), pattern, std::move(compute), std::move(schedule)});
+void Backend::add_strategy(std::string op, BackendComputeRule compute, BackendSchedule schedule) {
+  spec_.strategies.push_back({std::move(op), std::move(compute), std::move(schedule)});
 }
 void Backend::add_schedule(std::string block_name, BackendBlockSchedule schedule) {
   spec_.schedules.push_back({std::move(block_name), std::move(schedule)});

@@ -141,7 +141,7 @@ Expected<TargetPipeline> target_pipeline(const BoundBackend& bound,
                                   lower::ComputeBuilder& builder) {
       return compute(node, inputs, builder, target);
     };
-    UMA_TRY(overrides->add(strategy.op, strategy.pattern, std::move(rule)));
+    UMA_TRY(overrides->add(strategy.op, std::move(rule)));
   }
   pipeline.overrides = overrides.get();
   pipeline.composite_lowerings = composite_lowerings(spec, target);

@@ -164,7 +164,8 @@ Status check_product(const Match& m) {
 
 // test_elem runs an op alone when it is elementwise, unary or binary, and all f32.
 Status supports_elementwise(const Node& node) {
-  if (!node.op().elementwise) return make_error("{} is not elementwise", node.op_name());
+  if (node.op().fusion != FusionCategory::kElementwise)
+    return make_error("{} is not elementwise", node.op_name());
   if (node.num_operands() < 1 || node.num_operands() > 2)
     return make_error("{} takes {} operands; test_elem runs unary and binary ops", node.op_name(),
                       node.num_operands());

@@ -57,7 +57,7 @@ TEST_F(ConvOpsTest, Schemas) {
       const OpDef& conv = op(name);
       EXPECT_EQ(conv.min_inputs, 2);
       EXPECT_EQ(conv.max_inputs, 3);
-      EXPECT_FALSE(conv.elementwise);
+      EXPECT_EQ(conv.fusion, FusionCategory::kAnchor);
       AttrMap attrs;
       ASSERT_TRUE(conv.normalize_attrs(attrs).ok());
       EXPECT_EQ(attrs.get_ints("strides"), Ints(rank, 1));

@@ -51,7 +51,7 @@ TEST_F(ElementwiseOpsTest, EveryOpIsElementwise) {
         "nn.hard_sigmoid", "nn.hard_swish", "nn.gelu",       "nn.prelu",    "clip",
         "equal",           "less",          "less_equal",    "greater",     "greater_equal",
         "logical_and",     "logical_or",    "logical_xor",   "logical_not", "where"})
-    EXPECT_TRUE(op(name).elementwise) << name;
+    EXPECT_EQ(op(name).fusion, FusionCategory::kElementwise) << name;
   EXPECT_EQ(op("where").min_inputs, 3);
   EXPECT_EQ(op("where").max_inputs, 3);
   EXPECT_EQ(op("nn.prelu").max_inputs, 2);
@@ -456,6 +456,143 @@ TEST_F(ElementwiseOpsTest, WhereBroadcastsThreeWays) {
             (std::vector<std::int64_t>{big, -big}));
   EXPECT_EQ(values_of(*run1("where", {bools({2}, {1, 0}), bools({}, {0}), bools({}, {1})})),
             (Doubles{0, 1}));
+}
+
+// ---- the rest of ONNX's elementwise math ----
+
+TEST_F(ElementwiseOpsTest, StandardMathInferenceErrors) {
+  for (const char* name :
+       {"sin",      "cos",         "tan",         "asin",    "acos",
+        "atan",     "sinh",        "cosh",        "asinh",   "acosh",
+        "atanh",    "floor",       "ceil",        "round",   "isnan",
+        "isinf",    "nn.softplus", "nn.softsign", "nn.celu", "nn.thresholded_relu",
+        "nn.shrink"})
+    EXPECT_EQ(error(name, {tensor({2}, DType::i32)}),
+              "operand is i32, but only floating-point types (f32, f16, bf16, f64) are supported")
+        << name;
+  EXPECT_EQ(error("sign", {tensor({2}, DType::boolean)}),
+            "operand is bool, but only numbers are supported");
+  EXPECT_EQ(error("floor_mod", {tensor({2}, DType::i32), tensor({2}, DType::i64)}),
+            "operands have different dtypes i32 and i64");
+  EXPECT_EQ(error("trunc_mod", {tensor({2}, DType::boolean), tensor({2}, DType::boolean)}),
+            "operands are bool, but only numbers are supported");
+  EXPECT_EQ(error("left_shift", {tensor({2}, DType::i32), tensor({2}, DType::i32)}),
+            "operands are i32, but only unsigned integers (u8, u16, u32, u64) are supported");
+  EXPECT_EQ(error("right_shift", {tensor({2}), tensor({2})}),
+            "operands are f32, but only unsigned integers (u8, u16, u32, u64) are supported");
+  EXPECT_EQ(error("isinf", {tensor({2})}, make_attrs({{"detect_positive", 0.5}})),
+            "attribute 'detect_positive' of op isinf must be int, not float");
+  EXPECT_EQ(infer1("isnan", {tensor({2, 3}, DType::f16)}), tensor({2, 3}, DType::boolean));
+  EXPECT_EQ(infer1("floor_mod", {tensor({2, 1}, DType::u8), tensor({3}, DType::u8)}),
+            tensor({2, 3}, DType::u8));
+}
+
+// Each function against its inverse or an identity it satisfies.
+TEST_F(ElementwiseOpsTest, TrigonometricAndHyperbolic) {
+  Doubles in = {-0.75, -0.25, 0.125, 0.5};
+  auto x = make_tensor(DType::f64, {4}, in);
+  auto apply = [&](const char* name, TensorPtr t) { return values_of(*run1(name, {t})); };
+  Doubles sin = apply("sin", x), cos = apply("cos", x), tan = apply("tan", x);
+  Doubles sinh = apply("sinh", x), cosh = apply("cosh", x);
+  for (std::size_t i = 0; i < in.size(); ++i) {
+    EXPECT_NEAR(sin[i] * sin[i] + cos[i] * cos[i], 1, 1e-15);
+    EXPECT_NEAR(tan[i], sin[i] / cos[i], 1e-15);
+    EXPECT_NEAR(cosh[i] * cosh[i] - sinh[i] * sinh[i], 1, 1e-14);
+  }
+  auto f64 = [](const Doubles& v) {
+    return make_tensor(DType::f64, {static_cast<std::int64_t>(v.size())}, v);
+  };
+  for (auto [forward, inverse] :
+       {std::pair{"sin", "asin"}, std::pair{"cos", "acos"}, std::pair{"tan", "atan"},
+        std::pair{"sinh", "asinh"}, std::pair{"tanh", "atanh"}}) {
+    Doubles back = apply(inverse, f64(apply(forward, x)));
+    for (std::size_t i = 0; i < in.size(); ++i)
+      EXPECT_NEAR(back[i], std::string_view(forward) == "cos" ? std::fabs(in[i]) : in[i], 1e-14)
+          << inverse;
+  }
+  Doubles acosh = apply("acosh", f64(cosh));
+  for (std::size_t i = 0; i < in.size(); ++i) EXPECT_NEAR(acosh[i], std::fabs(in[i]), 1e-7);
+  // Outside their domains the inverses are NaN.
+  for (const char* name : {"asin", "acos", "atanh", "acosh"})
+    EXPECT_TRUE(std::isnan(apply(name, f32({1}, {-2}))[0])) << name;
+}
+
+TEST_F(ElementwiseOpsTest, RoundingAndSign) {
+  auto x = f32({7}, {0.5, 1.5, 2.5, -0.5, -1.5, 2.4, -2.6});
+  // Halves round to even.
+  EXPECT_EQ(values_of(*run1("round", {x})), (Doubles{0, 2, 2, 0, -2, 2, -3}));
+  EXPECT_EQ(values_of(*run1("floor", {x})), (Doubles{0, 1, 2, -1, -2, 2, -3}));
+  EXPECT_EQ(values_of(*run1("ceil", {x})), (Doubles{1, 2, 3, 0, -1, 3, -2}));
+  Doubles sign = values_of(*run1("sign", {f32({5}, {-3, 0, 2.5, -kInf, kNan})}));
+  EXPECT_EQ(Doubles(sign.begin(), sign.begin() + 4), (Doubles{-1, 0, 1, -1}));
+  EXPECT_TRUE(std::isnan(sign[4]));
+  EXPECT_EQ(values_of(*run1("sign", {make_tensor(DType::i8, {3}, {-128, 0, 5})})),
+            (Doubles{-1, 0, 1}));
+  EXPECT_EQ(values_of(*run1("sign", {make_tensor(DType::u8, {2}, {0, 200})})), (Doubles{0, 1}));
+}
+
+// floor_mod takes the divisor's sign (Python's %), trunc_mod the dividend's (C's fmod).
+TEST_F(ElementwiseOpsTest, Mod) {
+  auto a = make_tensor(DType::i32, {4}, {7, -7, 7, -7});
+  auto b = make_tensor(DType::i32, {4}, {3, 3, -3, -3});
+  EXPECT_EQ(values_of(*run1("floor_mod", {a, b})), (Doubles{1, 2, -2, -1}));
+  EXPECT_EQ(values_of(*run1("trunc_mod", {a, b})), (Doubles{1, -1, 1, -1}));
+  auto x = f32({4}, {5.5, -5.5, 5.5, -5.5});
+  auto y = f32({4}, {2, 2, -2, -2});
+  EXPECT_EQ(values_of(*run1("floor_mod", {x, y})), (Doubles{1.5, 0.5, -0.5, -1.5}));
+  EXPECT_EQ(values_of(*run1("trunc_mod", {x, y})), (Doubles{1.5, -1.5, 1.5, -1.5}));
+  // u64 from 2^63 on divides unsigned: (2^63 + 4096) mod 10 is 4.
+  EXPECT_EQ(values_of(*run1("floor_mod", {make_tensor(DType::u64, {1}, {0x1p63 + 4096}),
+                                          make_tensor(DType::u64, {1}, {10})})),
+            (Doubles{4}));
+  // The least i8 by -1 leaves no remainder.
+  EXPECT_EQ(values_of(*run1("floor_mod", {make_tensor(DType::i8, {1}, {-128}),
+                                          make_tensor(DType::i8, {1}, {-1})})),
+            (Doubles{0}));
+  EXPECT_EQ(run_error("floor_mod", {a, make_tensor(DType::i32, {}, {0})}),
+            "integer division by zero");
+  EXPECT_EQ(run_error("trunc_mod", {a, make_tensor(DType::i32, {}, {0})}),
+            "integer division by zero");
+}
+
+TEST_F(ElementwiseOpsTest, ShiftsLeaveAtTheWidth) {
+  auto u8 = [](const Doubles& v) {
+    return make_tensor(DType::u8, {static_cast<std::int64_t>(v.size())}, v);
+  };
+  EXPECT_EQ(values_of(*run1("left_shift", {u8({1, 255, 3, 1}), u8({3, 1, 8, 7})})),
+            (Doubles{8, 254, 0, 128}));
+  EXPECT_EQ(values_of(*run1("right_shift", {u8({16, 255, 3, 128}), u8({2, 7, 9, 0})})),
+            (Doubles{4, 1, 0, 128}));
+  EXPECT_EQ(values_of(*run1("left_shift", {make_tensor(DType::u64, {2}, {1, 1}),
+                                           make_tensor(DType::u64, {2}, {63, 64})})),
+            (Doubles{0x1p63, 0}));
+}
+
+TEST_F(ElementwiseOpsTest, IsNanAndIsInf) {
+  auto x = f32({4}, {kNan, kInf, -kInf, 1});
+  EXPECT_EQ(values_of(*run1("isnan", {x})), (Doubles{1, 0, 0, 0}));
+  EXPECT_EQ(values_of(*run1("isinf", {x})), (Doubles{0, 1, 1, 0}));
+  EXPECT_EQ(values_of(*run1("isinf", {x}, make_attrs({{"detect_negative", std::int64_t{0}}}))),
+            (Doubles{0, 1, 0, 0}));
+  EXPECT_EQ(values_of(*run1("isinf", {x}, make_attrs({{"detect_positive", std::int64_t{0}}}))),
+            (Doubles{0, 0, 1, 0}));
+}
+
+TEST_F(ElementwiseOpsTest, SoftplusSoftsignCeluThresholdedReluShrink) {
+  Doubles softplus =
+      values_of(*run1("nn.softplus", {make_tensor(DType::f64, {4}, {-800, 0, 800, 1})}));
+  EXPECT_EQ(softplus[0], 0);
+  EXPECT_DOUBLE_EQ(softplus[1], std::log(2.0));
+  EXPECT_EQ(softplus[2], 800);  // no overflow of exp(800)
+  EXPECT_NEAR(softplus[3], std::log(1 + std::exp(1.0)), 1e-15);
+  EXPECT_EQ(values_of(*run1("nn.softsign", {f32({3}, {-3, 0, 1})})), (Doubles{-0.75, 0, 0.5}));
+  Doubles celu = values_of(
+      *run1("nn.celu", {make_tensor(DType::f64, {3}, {-2, 0, 3})}, make_attrs({{"alpha", 2.0}})));
+  EXPECT_EQ(celu, (Doubles{2 * std::expm1(-1.0), 0, 3}));
+  EXPECT_EQ(values_of(*run1("nn.thresholded_relu", {f32({3}, {0.5, 1, 2})})), (Doubles{0, 0, 2}));
+  EXPECT_EQ(values_of(*run1("nn.shrink", {f32({5}, {-2, -1, 0, 1, 2})},
+                            make_attrs({{"bias", 0.5}, {"lambd", 1.0}}))),
+            (Doubles{-1.5, 0, 0, 0, 1.5}));
 }
 
 }  // namespace

@@ -1,6 +1,7 @@
 // Lowered activations (nn.leaky_relu, nn.elu, nn.selu, nn.hard_sigmoid, nn.hard_swish,
-// nn.gelu, nn.prelu, clip), compiled and compared with the reference interpreter over their
-// attributes and dtypes, and on NaN, infinities and values where a naive formula cancels.
+// nn.gelu, nn.softplus, nn.softsign, nn.celu, nn.thresholded_relu, nn.shrink, nn.prelu, clip),
+// compiled and compared with the reference interpreter over their attributes and dtypes, and on
+// NaN, infinities and values where a naive formula cancels.
 #include <cmath>
 #include <limits>
 
@@ -32,6 +33,14 @@ std::vector<std::pair<std::string, AttrMap>> activations() {
       {"nn.hard_swish", {}},
       {"nn.gelu", {}},
       {"nn.gelu", make_attrs({{"approximate", std::string("tanh")}})},
+      {"nn.softplus", {}},
+      {"nn.softsign", {}},
+      {"nn.celu", {}},
+      {"nn.celu", make_attrs({{"alpha", 0.5}})},
+      {"nn.thresholded_relu", {}},
+      {"nn.thresholded_relu", make_attrs({{"alpha", -0.5}})},
+      {"nn.shrink", {}},
+      {"nn.shrink", make_attrs({{"bias", 0.25}, {"lambd", 0.75}})},
   };
 }
 

@@ -1,5 +1,6 @@
-// Lowered elementwise ops (arithmetic with broadcasting, unary math, cast), compiled and
-// compared with the reference interpreter for every dtype; integers bit for bit.
+// Lowered elementwise ops (arithmetic with broadcasting, unary math, modulo, shifts, cast),
+// compiled and compared with the reference interpreter for every dtype; integers bit for
+// bit.
 #include <cmath>
 #include <limits>
 
@@ -17,8 +18,8 @@ constexpr double kInf = std::numeric_limits<double>::infinity();
 
 TensorType typed(DType dtype, Shape shape) { return TensorType{dtype, std::move(shape)}; }
 
-const char* const kBinaryOps[] = {"add",     "subtract", "multiply", "divide",
-                                  "maximum", "minimum",  "power"};
+const char* const kBinaryOps[] = {"add",     "subtract", "multiply",  "divide",   "maximum",
+                                  "minimum", "power",    "floor_mod", "trunc_mod"};
 
 TEST(LowerElementwise, BinaryOpsBroadcast) {
   std::vector<Case> cases;
@@ -39,7 +40,9 @@ TEST(LowerElementwise, BinaryOpsOfEveryFloatType) {
   std::vector<Case> cases;
   for (DType dtype : {DType::f64, DType::f16, DType::bf16}) {
     for (const char* op : kBinaryOps) {
-      bool exact = std::string_view(op) != "power" || dtype == DType::f64;
+      // power and floor_mod's r + b round in f32 before they round to the narrow type.
+      std::string_view name(op);
+      bool exact = (name != "power" && name != "floor_mod") || dtype == DType::f64;
       cases.push_back(op_case(fmt::format("{} {}", dtype_name(dtype), op), op,
                               {typed(dtype, {3, 5}), typed(dtype, {5})}, {},
                               exact ? 0.0 : (dtype == DType::f16 ? 1e-3 : 8e-3)));
@@ -57,9 +60,45 @@ TEST(LowerElementwise, IntegerOpsWrap) {
     for (const char* op : {"add", "subtract", "multiply", "maximum", "minimum"})
       cases.push_back(op_case(fmt::format("{} {}", dtype_name(dtype), op), op,
                               {typed(dtype, {4, 3}), typed(dtype, {3})}, {}, 0.0));
-    for (const char* op : {"nn.relu", "negative", "abs"})
+    for (const char* op : {"nn.relu", "negative", "abs", "sign"})
       cases.push_back(op_case(fmt::format("{} {}", dtype_name(dtype), op), op,
                               {typed(dtype, {2, 7})}, {}, 0.0));
+  }
+  check_cases(cases);
+}
+
+// Remainders of every sign combination, the least value by -1, u64 from 2^63 on.
+TEST(LowerElementwise, IntegerModulo) {
+  const std::vector<double> a = {7, -7, 7, -7, 0, 1, -1, 100, -100, 5, 127, -128};
+  const std::vector<double> b = {3, 3, -3, -3, 3, -3, 3, 7, 7, 5, -1, -1};
+  std::vector<Case> cases;
+  for (const char* op : {"floor_mod", "trunc_mod"}) {
+    for (DType dtype : {DType::i8, DType::i16, DType::i32, DType::i64})
+      cases.push_back(constant_case(fmt::format("{} {}", dtype_name(dtype), op), op,
+                                    {make_tensor(dtype, {12}, a), make_tensor(dtype, {12}, b)}, {},
+                                    0.0));
+    cases.push_back(constant_case(
+        fmt::format("u64 {}", op), op,
+        {make_tensor(DType::u64, {9}, {0x1p63 + 4096, 0x1p64 - 2048, 10, 9, 8, 7, 6, 5, 4}),
+         make_tensor(DType::u64, {9}, {10, 0x1p63, 3, 2, 8, 1, 4, 7, 3})},
+        {}, 0.0));
+    cases.push_back(constant_case(fmt::format("u8 {}", op), op,
+                                  {make_tensor(DType::u8, {9}, {255, 254, 10, 9, 8, 7, 6, 5, 0}),
+                                   make_tensor(DType::u8, {9}, {1, 3, 3, 2, 8, 1, 4, 7, 3})},
+                                  {}, 0.0));
+  }
+  check_cases(cases);
+}
+
+TEST(LowerElementwise, Shifts) {
+  std::vector<Case> cases;
+  for (DType dtype : {DType::u8, DType::u16, DType::u32, DType::u64}) {
+    double width = static_cast<double>(dtype_size(dtype) * 8);
+    TensorPtr values = make_tensor(dtype, {8}, {1, 255, 3, 1, 128, 7, 0, 200});
+    TensorPtr shifts = make_tensor(dtype, {8}, {3, 1, width, width - 1, 7, 0, 5, width + 1});
+    for (const char* op : {"left_shift", "right_shift"})
+      cases.push_back(constant_case(fmt::format("{} {}", dtype_name(dtype), op), op,
+                                    {values, shifts}, {}, 0.0));
   }
   check_cases(cases);
 }
@@ -129,10 +168,26 @@ TEST(LowerElementwise, UnaryMath) {
   std::vector<Case> cases;
   for (auto [dtype, tolerance] : {std::pair{DType::f32, 1e-6}, std::pair{DType::f64, 1e-12},
                                   std::pair{DType::f16, 1e-3}, std::pair{DType::bf16, 8e-3}}) {
-    for (const char* op : {"nn.relu", "negative", "abs", "sigmoid", "tanh", "exp", "log", "sqrt",
-                           "erf", "reciprocal"})
+    for (const char* op : {"nn.relu", "negative", "abs",        "sigmoid", "tanh", "exp",   "log",
+                           "sqrt",    "erf",      "reciprocal", "sin",     "cos",  "tan",   "atan",
+                           "sinh",    "cosh",     "asinh",      "floor",   "ceil", "round", "sign"})
       cases.push_back(op_case(fmt::format("{} {}", dtype_name(dtype), op), op,
                               {typed(dtype, {3, 7})}, {}, tolerance));
+  }
+  check_cases(cases);
+}
+
+// The inverse functions inside and outside their domains, halves for round.
+TEST(LowerElementwise, InverseFunctionsAndRounding) {
+  const std::vector<double> values = {-2,  -1,  -0.75, -0.5, 0,    0.25, 0.5,   1,
+                                      1.5, 2.5, 3,     10,   kNaN, kInf, -kInf, -0.0};
+  std::vector<Case> cases;
+  for (auto [dtype, tolerance] :
+       {std::pair{DType::f32, 1e-6}, std::pair{DType::f64, 1e-12}, std::pair{DType::f16, 1e-3}}) {
+    for (const char* op :
+         {"asin", "acos", "atan", "asinh", "acosh", "atanh", "floor", "ceil", "round", "sign"})
+      cases.push_back(constant_case(fmt::format("{} {}", dtype_name(dtype), op), op,
+                                    {make_tensor(dtype, {16}, values)}, {}, tolerance));
   }
   check_cases(cases);
 }

@@ -1,5 +1,5 @@
-// Lowered comparisons, logical operators and where, compiled and compared with the reference
-// interpreter, with numpy broadcasting and every operand dtype.
+// Lowered comparisons, logical operators, isnan, isinf and where, compiled and compared with
+// the reference interpreter, with numpy broadcasting and every operand dtype.
 #include <limits>
 
 #include "lower_test_util.h"
@@ -8,6 +8,7 @@
 namespace uma::testing_lower {
 namespace {
 
+using test::make_attrs;
 using test::make_tensor;
 
 constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
@@ -45,6 +46,25 @@ TEST(LowerLogical, ComparisonsOfSpecialValues) {
          make_tensor(DType::u64, {9}, {1, 0x1p63, 5, 0x1p64 - 2048, 0x1p63, 0, 7, 9, 8})},
         {}, 0.0));
   }
+  check_cases(cases);
+}
+
+TEST(LowerLogical, IsNanAndIsInf) {
+  const std::vector<double> values = {kNaN, kInf, -kInf, -0.0, 1, -2, 65504, 1e-7};
+  auto detect = [](std::int64_t positive, std::int64_t negative) {
+    return make_attrs({{"detect_positive", positive}, {"detect_negative", negative}});
+  };
+  std::vector<Case> cases;
+  for (DType dtype : {DType::f32, DType::f16, DType::f64}) {
+    TensorPtr x = make_tensor(dtype, {8}, values);
+    std::string name(dtype_name(dtype));
+    cases.push_back(constant_case(name + " isnan", "isnan", {x}, {}, 0.0));
+    for (auto [positive, negative] :
+         {std::pair{1, 1}, std::pair{1, 0}, std::pair{0, 1}, std::pair{0, 0}})
+      cases.push_back(constant_case(fmt::format("{} isinf {} {}", name, positive, negative),
+                                    "isinf", {x}, detect(positive, negative), 0.0));
+  }
+  cases.push_back(op_case("random isnan", "isnan", {f32({3, 4})}, {}, 0.0));
   check_cases(cases);
 }
 

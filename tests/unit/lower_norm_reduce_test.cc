@@ -69,8 +69,11 @@ TEST(LowerReduce, FloatReductions) {
       op_case("mean axis -1 keepdims", "mean", {f32({2, 3, 7})}, axes({-1}, 1)),
       op_case("max axes 0 2", "max", {f32({3, 4, 5})}, axes({0, 2}, 0)),
       op_case("min axis -2", "min", {f32({3, 4, 5})}, axes({-2}, 1)),
+      op_case("prod axis 1", "prod", {f32({3, 4, 5})}, axes({1}, 0)),
+      op_case("prod of all keepdims", "prod", {f32({2, 3})}, axes({}, 1)),
       // Over no elements: sum 0, max -inf, mean NaN (0 / 0), as the reference gives.
       op_case("sum of nothing", "sum", {f32({3, 0})}, axes({1}, 0)),
+      op_case("prod of nothing", "prod", {f32({3, 0})}, axes({1}, 0)),
       op_case("max of nothing", "max", {f32({3, 0})}, axes({1}, 0)),
       op_case("mean of nothing", "mean", {f32({0, 2})}, axes({0}, 1)),
   });
@@ -86,10 +89,13 @@ TEST(LowerReduce, IntegerReductions) {
       op_case("i8 max", "max", {i8({3, 7})}, axes({0}, 1), 0),
       op_case("u8 min of all", "min", {u8({3, 7})}, axes({}, 0), 0),
       op_case("u8 sum wraps", "sum", {u8({2, 60})}, axes({1}, 0), 0),
+      op_case("i8 prod wraps", "prod", {i8({3, 7})}, axes({1}, 0), 0),
+      op_case("u8 prod of all", "prod", {u8({2, 5})}, axes({}, 0), 0),
   });
 }
 
-TEST(LowerReduce, Argmax) {
+// argmax and argmin, sharing their attributes.
+TEST(LowerReduce, ArgmaxAndArgmin) {
   auto i32 = [](Shape shape) { return TensorType{DType::i32, std::move(shape)}; };
   auto argmax = [](std::int64_t axis, std::int64_t keepdims, std::int64_t last) {
     return make_attrs({{"axis", axis}, {"keepdims", keepdims}, {"select_last_index", last}});
@@ -101,6 +107,24 @@ TEST(LowerReduce, Argmax) {
       op_case("ints, first", "argmax", {i32({4, 9})}, argmax(1, 0, 0), 0),
       op_case("ints, last", "argmax", {i32({4, 9})}, argmax(1, 1, 1), 0),
       op_case("ints axis 0, last", "argmax", {i32({9, 3})}, argmax(0, 0, 1), 0),
+      op_case("argmin float axis 1", "argmin", {f32({3, 5, 2})}, argmax(1, 0, 0), 0),
+      op_case("argmin ints, first", "argmin", {i32({4, 9})}, argmax(1, 0, 0), 0),
+      op_case("argmin ints, last", "argmin", {i32({4, 9})}, argmax(1, 1, 1), 0),
+      op_case("argmin ints axis 0, last", "argmin", {i32({9, 3})}, argmax(0, 0, 1), 0),
+  });
+}
+
+TEST(LowerReduce, Cumsum) {
+  auto i32 = [](Shape shape) { return TensorType{DType::i32, std::move(shape)}; };
+  auto cumsum = [](std::int64_t axis, std::int64_t exclusive, std::int64_t reverse) {
+    return make_attrs({{"axis", axis}, {"exclusive", exclusive}, {"reverse", reverse}});
+  };
+  check_cases({
+      op_case("axis 1", "cumsum", {f32({3, 5, 2})}, cumsum(1, 0, 0)),
+      op_case("axis -1 exclusive", "cumsum", {f32({3, 6})}, cumsum(-1, 1, 0)),
+      op_case("axis 0 reverse", "cumsum", {f32({4, 3})}, cumsum(0, 0, 1)),
+      op_case("reverse exclusive", "cumsum", {f32({7})}, cumsum(0, 1, 1)),
+      op_case("ints", "cumsum", {i32({4, 9})}, cumsum(1, 0, 0), 0),
   });
 }
 

@@ -159,6 +159,19 @@ TEST(LowerIndex, Take) {
   });
 }
 
+TEST(LowerIndex, GatherElements) {
+  auto gather = [](std::string label, Shape data, TensorType indices, std::int64_t axis) {
+    return op_case(std::move(label), "gather_elements", {f32(std::move(data)), std::move(indices)},
+                   make_attrs({{"axis", axis}}), 0.0);
+  };
+  // Random indices lie in [-5, 5] ([0, 10] unsigned), within an axis of 11.
+  check_cases({
+      gather("axis 0", {11, 3}, typed(DType::i64, {4, 3}), 0),
+      gather("axis 1, fewer rows", {4, 11, 3}, typed(DType::i32, {2, 5, 3}), 1),
+      gather("last axis, u8", {3, 11}, typed(DType::u8, {3, 6}), -1),
+  });
+}
+
 TEST(LowerShape, ShapeOfFullArange) {
   auto arange = [](std::string label, double start, double stop, double step, const char* dtype) {
     return Case{std::move(label),

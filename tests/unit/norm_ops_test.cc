@@ -48,9 +48,10 @@ TEST_F(NormOpsTest, Schemas) {
   EXPECT_EQ(op("nn.instance_norm").min_inputs, 3);
   EXPECT_EQ(op("nn.layer_norm").min_inputs, 2);
   EXPECT_EQ(op("nn.layer_norm").max_inputs, 3);
-  for (const char* name :
-       {"nn.batch_norm", "nn.instance_norm", "nn.layer_norm", "nn.softmax", "nn.log_softmax"})
-    EXPECT_FALSE(op(name).elementwise) << name;
+  // Inference batch norm is pointwise; the others reduce.
+  EXPECT_EQ(op("nn.batch_norm").fusion, FusionCategory::kElementwise);
+  for (const char* name : {"nn.instance_norm", "nn.layer_norm", "nn.softmax", "nn.log_softmax"})
+    EXPECT_EQ(op(name).fusion, FusionCategory::kAnchor) << name;
 }
 
 // ---- nn.batch_norm ----

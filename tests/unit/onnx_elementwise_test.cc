@@ -280,5 +280,46 @@ TEST_F(OnnxElementwiseTest, ComparisonsGiveBools) {
             (Doubles{-1, 8}));
 }
 
+// ---- Mod, BitShift, IsInf ----
+
+TEST_F(OnnxElementwiseTest, ModFollowsTheDivisorUnlessFmod) {
+  auto a = make_tensor(DType::i32, {4}, {7, -7, 7, -7});
+  auto b = make_tensor(DType::i32, {4}, {3, 3, -3, -3});
+  OnnxModel python("Mod", 13);
+  python.input("a", DType::i32, {4}).input("b", DType::i32, {4}).output("y");
+  EXPECT_EQ(run1(python, {a, b}), (Doubles{1, 2, -2, -1}));
+  OnnxModel c("Mod", 13);
+  c.input("a", DType::i32, {4}).input("b", DType::i32, {4}).output("y").int_attr("fmod", 1);
+  EXPECT_EQ(run1(c, {a, b}), (Doubles{1, -1, 1, -1}));
+  OnnxModel bad("Mod", 13);
+  bad.input("a", DType::i32, {4}).input("b", DType::i32, {4}).output("y").int_attr("fmod", 2);
+  EXPECT_EQ(import_error(bad), "m.onnx: node 'n' (Mod): attribute 'fmod' is 2, but must be 0 or 1");
+}
+
+TEST_F(OnnxElementwiseTest, BitShiftTakesItsDirection) {
+  auto x = make_tensor(DType::u8, {3}, {1, 96, 255});
+  auto s = make_tensor(DType::u8, {3}, {3, 5, 8});
+  OnnxModel left("BitShift", 11);
+  left.input("x", DType::u8, {3}).input("s", DType::u8, {3}).output("y");
+  left.string_attr("direction", "LEFT");
+  EXPECT_EQ(run1(left, {x, s}), (Doubles{8, 0, 0}));
+  OnnxModel right("BitShift", 11);
+  right.input("x", DType::u8, {3}).input("s", DType::u8, {3}).output("y");
+  right.string_attr("direction", "RIGHT");
+  EXPECT_EQ(run1(right, {x, s}), (Doubles{0, 3, 0}));
+  OnnxModel up("BitShift", 11);
+  up.input("x", DType::u8, {3}).input("s", DType::u8, {3}).output("y");
+  up.string_attr("direction", "UP");
+  EXPECT_EQ(import_error(up),
+            "m.onnx: node 'n' (BitShift): attribute 'direction' is \"UP\", but must be \"LEFT\" "
+            "or \"RIGHT\"");
+}
+
+TEST_F(OnnxElementwiseTest, IsInfDetectsTheSignsAsked) {
+  OnnxModel positive("IsInf", 10);
+  positive.input("x", DType::f32, {3}).output("y").int_attr("detect_negative", 0);
+  EXPECT_EQ(run1(positive, {f32({3}, {kInf, -kInf, 1})}), (Doubles{1, 0, 0}));
+}
+
 }  // namespace
 }  // namespace uma

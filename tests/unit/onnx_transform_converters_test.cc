@@ -277,5 +277,66 @@ TEST(OnnxTransformConverters, ReductionsByOpset) {
       (Values{2}));
 }
 
+TEST(OnnxTransformConverters, SizeDepthToSpaceSpaceToDepth) {
+  auto size = OneNode("Size", 13).input(iota({2, 3, 4})).run1();
+  EXPECT_EQ(size->type(), (TensorType{DType::i64, {}}));
+  EXPECT_EQ(values_of(*size), (Values{24}));
+  // 8 channels of 1x1 into 2 channels of 2x2: DCR takes the blocks outermost, CRD innermost.
+  auto x = iota({1, 8, 1, 1});
+  EXPECT_EQ(
+      values_of(*OneNode("DepthToSpace", 11).input(x).attr("blocksize", std::int64_t{2}).run1()),
+      (Values{0, 2, 4, 6, 1, 3, 5, 7}));
+  EXPECT_EQ(values_of(*OneNode("DepthToSpace", 11)
+                           .input(x)
+                           .attr("blocksize", std::int64_t{2})
+                           .attr("mode", std::string("CRD"))
+                           .run1()),
+            (Values{0, 1, 2, 3, 4, 5, 6, 7}));
+  // SpaceToDepth undoes DCR.
+  auto space = OneNode("DepthToSpace", 11)
+                   .input(iota({1, 8, 2, 3}))
+                   .attr("blocksize", std::int64_t{2})
+                   .run1();
+  EXPECT_EQ(
+      values_of(
+          *OneNode("SpaceToDepth", 13).input(space).attr("blocksize", std::int64_t{2}).run1()),
+      values_of(*iota({1, 8, 2, 3})));
+  EXPECT_EQ(
+      OneNode("SpaceToDepth", 13)
+          .input(iota({1, 1, 3, 4}))
+          .attr("blocksize", std::int64_t{2})
+          .error(),
+      "m.onnx: node 'n' (SpaceToDepth): dimension 2 of input 0 is 3, which 2 does not divide");
+  EXPECT_EQ(
+      OneNode("DepthToSpace", 13).input(iota({8, 1})).attr("blocksize", std::int64_t{2}).error(),
+      "m.onnx: node 'n' (DepthToSpace): input 0 has shape 8x1, but must be 4-D (NCHW)");
+}
+
+TEST(OnnxTransformConverters, EyeLikeTriluOneHotHardmax) {
+  EXPECT_EQ(values_of(*OneNode("EyeLike", 9).input(iota({2, 3})).attr("k", std::int64_t{1}).run1()),
+            (Values{0, 1, 0, 0, 0, 1}));
+  auto m = iota({3, 3});
+  EXPECT_EQ(values_of(*OneNode("Trilu", 14).input(m).run1()), (Values{0, 1, 2, 0, 4, 5, 0, 0, 8}));
+  EXPECT_EQ(values_of(*OneNode("Trilu", 14)
+                           .input(m)
+                           .constant(make_tensor(DType::i64, {}, {-1}))
+                           .attr("upper", std::int64_t{0})
+                           .run1()),
+            (Values{0, 0, 0, 3, 0, 0, 6, 7, 0}));
+  // Index -1 counts from the end; 5 is beyond the depth and hits nothing.
+  auto hot = OneNode("OneHot", 11)
+                 .input(make_tensor(DType::i64, {3}, {0, -1, 5}))
+                 .constant(make_tensor(DType::i64, {}, {3}))
+                 .constant(f32({2}, {-1, 1}))
+                 .run1();
+  EXPECT_EQ(hot->shape(), (Shape{3, 3}));
+  EXPECT_EQ(values_of(*hot), (Values{1, -1, -1, -1, -1, 1, -1, -1, -1}));
+  // Ties go to the first maximum; before opset 13 the input is rows from `axis` on.
+  auto x = f32({2, 3}, {1, 5, 5, 7, 0, 2});
+  EXPECT_EQ(values_of(*OneNode("Hardmax", 13).input(x).run1()), (Values{0, 1, 0, 1, 0, 0}));
+  EXPECT_EQ(values_of(*OneNode("Hardmax", 11).input(x).attr("axis", std::int64_t{0}).run1()),
+            (Values{0, 0, 0, 1, 0, 0}));
+}
+
 }  // namespace
 }  // namespace uma

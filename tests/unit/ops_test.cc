@@ -25,14 +25,14 @@ class OpsTest : public test::OpTest {};
 
 // ---- elementwise ----
 
-TEST_F(OpsTest, ElementwiseFlagAndSchema) {
+TEST_F(OpsTest, ElementwiseCategoryAndSchema) {
   for (const char* name : {"add", "subtract", "multiply", "divide", "maximum", "minimum", "nn.relu",
                            "negative", "sigmoid", "tanh", "exp"}) {
-    EXPECT_TRUE(op(name).elementwise) << name;
+    EXPECT_EQ(op(name).fusion, FusionCategory::kElementwise) << name;
     EXPECT_TRUE(op(name).attrs.empty()) << name;
   }
-  EXPECT_FALSE(op("nn.conv2d").elementwise);
-  EXPECT_FALSE(op("reshape").elementwise);
+  EXPECT_EQ(op("nn.conv2d").fusion, FusionCategory::kAnchor);
+  EXPECT_EQ(op("reshape").fusion, FusionCategory::kInjective);
   EXPECT_EQ(op("add").min_inputs, 2);
   EXPECT_EQ(op("add").max_inputs, 2);
   EXPECT_EQ(op("exp").max_inputs, 1);

@@ -1,5 +1,6 @@
-// Unit tests of the reductions (sum, mean, max, min) and argmax: inference with every error
-// message exactly, and kernels against hand-computed values and an independent formulation.
+// Unit tests of the reductions (sum, mean, max, min, prod), argmax, argmin and cumsum: inference
+// with every error message exactly, and kernels against hand-computed values and an independent
+// formulation.
 #include <algorithm>
 #include <cmath>
 #include <functional>
@@ -27,12 +28,12 @@ AttrMap reduce(Ints axes, std::int64_t keepdims = 1) {
 class ReduceOpsTest : public test::OpTest {};
 
 TEST_F(ReduceOpsTest, Schema) {
-  for (const char* name : {"sum", "mean", "max", "min"}) {
+  for (const char* name : {"sum", "mean", "max", "min", "prod"}) {
     AttrMap defaults;
     ASSERT_TRUE(op(name).normalize_attrs(defaults).ok());
     EXPECT_EQ(defaults.get_ints("axes"), Ints{}) << name;
     EXPECT_EQ(defaults.get_int("keepdims"), 1) << name;
-    EXPECT_FALSE(op(name).elementwise);
+    EXPECT_EQ(op(name).fusion, FusionCategory::kAnchor);
   }
   AttrMap defaults;
   ASSERT_TRUE(op("argmax").normalize_attrs(defaults).ok());
@@ -215,6 +216,67 @@ TEST_F(ReduceOpsTest, Argmax) {
   big->data<std::int64_t>()[0] = (std::int64_t{1} << 60) + 1;
   big->data<std::int64_t>()[1] = (std::int64_t{1} << 60);
   EXPECT_EQ(values_of(*run1("argmax", {big})), (Values{0}));
+}
+
+TEST_F(ReduceOpsTest, Prod) {
+  auto x = f32({2, 3}, {1, 2, 3, 4, 5, 6});
+  EXPECT_EQ(values_of(*run1("prod", {x})), (Values{720}));
+  EXPECT_EQ(values_of(*run1("prod", {x}, reduce({1}, 0))), (Values{6, 120}));
+  EXPECT_EQ(values_of(*run1("prod", {x}, reduce({0}))), (Values{4, 10, 18}));
+  // Over zero elements the product is 1; integers wrap: 16 * 16 is 0 in u8.
+  EXPECT_EQ(values_of(*run1("prod", {f32({2, 0}, {})}, reduce({1}))), (Values{1, 1}));
+  EXPECT_EQ(values_of(*run1("prod", {make_tensor(DType::u8, {2}, {16, 16})})), (Values{0}));
+  EXPECT_EQ(values_of(*run1("prod", {make_tensor(DType::i8, {3}, {-2, 3, -5})})), (Values{30}));
+  EXPECT_EQ(error("prod", {tensor({2}, DType::boolean)}),
+            "operand is bool, but only numbers are supported");
+}
+
+TEST_F(ReduceOpsTest, Argmin) {
+  // [[1, 5, 1], [7, 0, 0]]
+  auto x = f32({2, 3}, {1, 5, 1, 7, 0, 0});
+  EXPECT_EQ(values_of(*run1("argmin", {x})), (Values{0, 1, 1}));
+  EXPECT_EQ(values_of(*run1("argmin", {x}, make_attrs({{"axis", std::int64_t{1}}}))),
+            (Values{0, 1}));
+  EXPECT_EQ(values_of(*run1(
+                "argmin", {x},
+                make_attrs({{"axis", std::int64_t{1}}, {"select_last_index", std::int64_t{1}}}))),
+            (Values{2, 2}));
+  // NaN beats every number here too, as in numpy.
+  double nan = std::nan("");
+  EXPECT_EQ(values_of(*run1("argmin", {f32({4}, {1, nan, -9, nan})})), (Values{1}));
+  // u8 compares unsigned; i64 exactly beyond 2^53.
+  EXPECT_EQ(values_of(*run1("argmin", {make_tensor(DType::u8, {3}, {200, 3, 255})})), (Values{1}));
+  auto big = std::make_shared<Tensor>(TensorType{DType::i64, {2}});
+  big->data<std::int64_t>()[0] = (std::int64_t{1} << 60) + 1;
+  big->data<std::int64_t>()[1] = (std::int64_t{1} << 60);
+  EXPECT_EQ(values_of(*run1("argmin", {big})), (Values{1}));
+  EXPECT_EQ(error("argmin", {tensor({2}, DType::boolean)}),
+            "operand is bool, but only numbers are supported");
+  EXPECT_EQ(error("argmin", {tensor({2, 0})}, make_attrs({{"axis", std::int64_t{1}}})),
+            "attribute 'axis' is 1, but dimension 1 has no elements to compare");
+}
+
+TEST_F(ReduceOpsTest, Cumsum) {
+  auto x = f32({2, 3}, {1, 2, 3, 4, 5, 6});
+  auto cumsum = [&](std::int64_t axis, std::int64_t exclusive, std::int64_t reverse) {
+    return values_of(
+        *run1("cumsum", {x},
+              make_attrs({{"axis", axis}, {"exclusive", exclusive}, {"reverse", reverse}})));
+  };
+  EXPECT_EQ(cumsum(1, 0, 0), (Values{1, 3, 6, 4, 9, 15}));
+  EXPECT_EQ(cumsum(0, 0, 0), (Values{1, 2, 3, 5, 7, 9}));
+  EXPECT_EQ(cumsum(-1, 1, 0), (Values{0, 1, 3, 0, 4, 9}));
+  EXPECT_EQ(cumsum(1, 0, 1), (Values{6, 5, 3, 15, 11, 6}));
+  EXPECT_EQ(cumsum(1, 1, 1), (Values{5, 3, 0, 11, 6, 0}));
+  // Integers wrap: 100 + 100 is -56 in i8.
+  EXPECT_EQ(values_of(*run1("cumsum", {make_tensor(DType::i8, {2}, {100, 100})})),
+            (Values{100, -56}));
+  EXPECT_EQ(error("cumsum", {tensor({2}, DType::boolean)}),
+            "operand is bool, but only numbers are supported");
+  EXPECT_EQ(error("cumsum", {tensor({2, 3})}, make_attrs({{"axis", std::int64_t{2}}})),
+            "attribute 'axis' is 2, but the valid range for rank 2 is [-2, 1]");
+  EXPECT_EQ(error("cumsum", {tensor({2})}, make_attrs({{"reverse", std::int64_t{2}}})),
+            "attribute 'reverse' must be 0 or 1, got 2");
 }
 
 }  // namespace

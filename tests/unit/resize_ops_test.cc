@@ -50,7 +50,7 @@ TEST_F(ResizeOpsTest, Schema) {
   EXPECT_EQ(attrs.get_int("exclude_outside"), 0);
   EXPECT_EQ(attrs.get_floats("roi"), Floats{});
   EXPECT_EQ(attrs.get_float("extrapolation_value"), 0.0);
-  EXPECT_FALSE(resize.elementwise);
+  EXPECT_EQ(resize.fusion, FusionCategory::kInjective);
 }
 
 TEST_F(ResizeOpsTest, Inference) {

@@ -197,6 +197,26 @@ TEST_F(TransformOpsTest, TakeErrors) {
             "index -3 (element 0 of indices) is out of range for axis 0 of size 2");
 }
 
+// ---- gather_elements ----
+
+TEST_F(TransformOpsTest, GatherElements) {
+  auto x = iota({2, 3});  // [[0, 1, 2], [3, 4, 5]]
+  auto indices = make_tensor(DType::i64, {2, 2}, {2, -3, 1, 0});
+  EXPECT_EQ(
+      values_of(*run1("gather_elements", {x, indices}, make_attrs({{"axis", std::int64_t{1}}}))),
+      (Values{2, 0, 4, 3}));
+  EXPECT_EQ(values_of(*run1("gather_elements", {x, make_tensor(DType::i32, {1, 3}, {1, 0, 1})})),
+            (Values{3, 1, 5}));
+  EXPECT_EQ(error("gather_elements", {tensor({3}), tensor({2})}),
+            "indices are f32, but must be integers");
+  EXPECT_EQ(error("gather_elements", {tensor({3, 2}), tensor({2}, DType::i64)}),
+            "indices have rank 1, but data has rank 2");
+  EXPECT_EQ(error("gather_elements", {tensor({3, 2}), tensor({2, 3}, DType::i64)}),
+            "indices have 3 elements along axis 1, but data only 2");
+  EXPECT_EQ(run_error("gather_elements", {x, make_tensor(DType::i64, {1, 1}, {2})}),
+            "index 2 (element 0 of indices) is out of range for axis 0 of size 2");
+}
+
 // ---- broadcast_to ----
 
 TEST_F(TransformOpsTest, BroadcastTo) {

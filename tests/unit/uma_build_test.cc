@@ -53,7 +53,7 @@ class Alpha : public Backend {
         log.push_back(fmt::format("{} alpha: {}", graph_phase_name(phase), target.str()));
         return Expected<bool>(false);
       });
-    add_strategy("nn.relu", lower::OpPattern::kElementwise,
+    add_strategy("nn.relu",
                  [](const Node& node, const std::vector<lower::TensorView>& in,
                     lower::ComputeBuilder&, const Target&) -> Expected<std::vector<lower::Stage>> {
                    const lower::TensorView& x = in[0];
@@ -287,10 +287,10 @@ TEST_F(UmaBuildTest, BadBackendsAreRefusedAndRegisterNothing) {
   twice->add_pattern("p", is_op("add"));
   EXPECT_EQ(error(std::move(twice)), "backend 'delta': pattern 'p' is declared twice");
   auto unknown_op = std::make_unique<Custom>("delta");
-  unknown_op->add_strategy("nn.relu6", lower::OpPattern::kElementwise, {});
+  unknown_op->add_strategy("nn.relu6", {});
   EXPECT_EQ(error(std::move(unknown_op)), "backend 'delta': strategy for 'nn.relu6': no such op");
   auto no_compute = std::make_unique<Custom>("delta");
-  no_compute->add_strategy("nn.relu", lower::OpPattern::kElementwise, {});
+  no_compute->add_strategy("nn.relu", {});
   EXPECT_EQ(error(std::move(no_compute)), "backend 'delta': strategy for 'nn.relu' has no compute");
   auto no_pass = std::make_unique<Custom>("delta");
   no_pass->add_tir_pass(TirPhase::k2, "", {});
@@ -309,7 +309,7 @@ TEST_F(UmaBuildTest, AStrategysScheduleShapesItsTargetsLoops) {
   gamma->add_int_attr("split", 2);
   gamma->add_pattern("sigmoid", is_op("sigmoid", {wildcard()}));
   gamma->add_strategy(
-      "sigmoid", lower::OpPattern::kElementwise,
+      "sigmoid",
       [](const Node& node, const std::vector<lower::TensorView>& in, lower::ComputeBuilder&,
          const Target&) -> Expected<std::vector<lower::Stage>> {
         lower::TensorView x = in[0];

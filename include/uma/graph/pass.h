@@ -168,6 +168,16 @@ std::unique_ptr<Pass> create_fold_batch_norm_pass();
 std::unique_ptr<Pass> create_fuse_layer_norm_pass();
 std::unique_ptr<Pass> create_fuse_gelu_pass();
 
+// The host's limit on constants written into the loop IR as immediates (and bound by
+// fuse-ops into the fused functions); larger ones are buffers. A backend sets its own
+// (lower::LowerOptions::max_immediate_elements).
+inline constexpr std::int64_t kMaxImmediateElements = 8;
+
+// fuse-ops: groups the nodes of host functions into Primitive functions, an anchor with the
+// pointwise ops after it or a chain of pointwise ops, by the ops' fusion categories
+// (OpDef::fusion); each lowers to one loop nest per anchor (uma/lower/lower.h).
+std::unique_ptr<Pass> create_fuse_ops_pass();
+
 // The pipeline a freshly imported model goes through, in order: fold constants (shape
 // computations included), fold batch norms into convolutions, recognise layer norms and
 // GELUs, merge duplicates, remove what is dead.

@@ -116,33 +116,19 @@ class ComputeBuilder {
 using ComputeRule = std::function<Expected<std::vector<Stage>>(
     const Node& node, const std::vector<TensorView>& inputs, ComputeBuilder& builder)>;
 
-// How fuse-ops groups an op with its neighbours (TVM's op patterns, reduced to what fusion
-// needs).
-enum class OpPattern : std::uint8_t {
-  kElementwise,  // pointwise stages: add, nn.relu, cast, inference batch norm
-  kInjective,    // only remaps indices: reshape, transpose, nn.pad, strided_slice
-  kAnchor,       // computes a reduction: convolutions, dense, pools, sum, softmax, norms
-  kOpaque,       // grouped with nothing
-};
-std::string_view op_pattern_name(OpPattern pattern);  // "elementwise", ...
-
-struct ComputeDef {
-  OpPattern pattern = OpPattern::kOpaque;
-  ComputeRule rule;
-};
-
 // Rules by op name; safe to use from several threads.
 class ComputeRegistry {
  public:
-  // Errors when the op has a rule already.
-  Status add(std::string op, OpPattern pattern, ComputeRule rule);
+  // Errors when the op has a rule already. (How fuse-ops groups the op is its OpDef's
+  // fusion category.)
+  Status add(std::string op, ComputeRule rule);
   // The op's rule, or null. The pointer stays valid while the registry lives.
-  const ComputeDef* find(std::string_view op) const;
+  const ComputeRule* find(std::string_view op) const;
   std::vector<std::string> ops() const;
 
  private:
   mutable std::shared_mutex mutex_;
-  std::map<std::string, ComputeDef, std::less<>> rules_;
+  std::map<std::string, ComputeRule, std::less<>> rules_;
 };
 
 // The default rules of every op of the op set (built once; immutable, safe to share).

@@ -20,11 +20,6 @@
 
 namespace uma::lower {
 
-// The host's limit on constants written into the loop IR as immediates (and bound by
-// fuse-ops into the fused functions); larger ones are buffers. A backend sets its own
-// (LowerOptions::max_immediate_elements).
-inline constexpr std::int64_t kMaxImmediateElements = 8;
-
 struct LowerOptions {
   // Rules that replace the defaults (a backend's strategies); looked up first. May be null.
   const ComputeRegistry* overrides = nullptr;
@@ -69,8 +64,3 @@ Expected<tir::PrimFunc> lower_function(const Function& function, const LowerOpti
 std::vector<std::pair<std::size_t, TensorPtr>> bound_constants(const tir::PrimFunc& func);
 
 }  // namespace uma::lower
-
-namespace uma {
-// fuse-ops (src/lower/fuse_ops.cc): groups host nodes into Primitive functions as above.
-std::unique_ptr<Pass> create_fuse_ops_pass();
-}  // namespace uma

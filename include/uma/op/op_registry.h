@@ -1,6 +1,7 @@
 // The op registry: each op's name, attribute schema, shape inference and reference kernel.
 #pragma once
 
+#include <cstdint>
 #include <deque>
 #include <functional>
 #include <map>
@@ -34,6 +35,17 @@ using KernelFn = std::function<Expected<std::vector<TensorPtr>>(
     const std::vector<TensorPtr>& inputs, const AttrMap& attrs,
     const std::vector<Type>& result_types)>;
 
+// How fuse-ops groups an op with its neighbours (TVM's op patterns, reduced to what fusion
+// needs). Every op that is not opaque has a default compute rule (src/lower/), so fuse-ops
+// only groups what lowering can compile.
+enum class FusionCategory : std::uint8_t {
+  kOpaque,       // grouped with nothing: builtin ops
+  kElementwise,  // each output element from the same element of each input (after
+                 // broadcasting): add, nn.relu, cast, inference batch norm
+  kInjective,    // only remaps indices: reshape, transpose, nn.pad, strided_slice
+  kAnchor,       // computes a reduction: convolutions, dense, pools, sum, softmax, norms
+};
+
 struct OpDef {
   static constexpr int kVariadic = -1;
 
@@ -43,9 +55,8 @@ struct OpDef {
   std::vector<AttrDef> attrs;
   InferFn infer;
   KernelFn kernel;
-  // Computes each output element from the same element of each input (after broadcasting);
-  // what fusion and elementwise patterns look for.
-  bool elementwise = false;
+  // What fuse-ops and elementwise patterns look for.
+  FusionCategory fusion = FusionCategory::kOpaque;
 
   const AttrDef* find_attr(std::string_view attr_name) const;
   // Checks attribute names and kinds against the schema and fills in defaults.
@@ -72,9 +83,9 @@ class OpRegistry {
 
 // The ops of each family (src/op/<family>.cc).
 void register_builtin_ops(OpRegistry& registry);      // constant, tuple, get_item, call
-void register_elementwise_ops(OpRegistry& registry);  // add, subtract, multiply, nn.relu, ...
+void register_elementwise_ops(OpRegistry& registry);  // add, floor_mod, nn.relu, sin, round, ...
 void register_activation_ops(OpRegistry& registry);   // nn.leaky_relu, nn.gelu, clip, ...
-void register_logical_ops(OpRegistry& registry);      // equal, less, logical_not, where, ...
+void register_logical_ops(OpRegistry& registry);      // equal, less, isnan, where, ...
 void register_nn_ops(OpRegistry& registry);           // nn.dense, nn.matmul
 void register_conv_ops(OpRegistry& registry);         // nn.conv1d/2d/3d and their transposes
 void register_pool_ops(OpRegistry& registry);         // nn.max_pool*, nn.avg_pool*, global pools
@@ -84,7 +95,7 @@ void register_transform_ops(OpRegistry& registry);  // split, reshape, transpose
 void register_index_ops(OpRegistry& registry);      // strided_slice, take
 void register_broadcast_ops(OpRegistry& registry);  // broadcast_to, tile, nn.pad
 void register_shape_ops(OpRegistry& registry);      // shape_of, full, arange
-void register_reduce_ops(OpRegistry& registry);     // sum, mean, max, min, argmax
+void register_reduce_ops(OpRegistry& registry);     // sum, prod, ..., argmax, argmin, cumsum
 
 // All ops uma knows.
 void register_all_ops(OpRegistry& registry);

@@ -11,7 +11,7 @@
 //       add_pattern("conv2d", conv2d_pattern(), check_conv2d);               // 2. patterns
 //       add_composite_lowering("conv2d", lower_conv2d);                      //    and calls
 //       add_graph_pass(GraphPhase::kPostPartitioning0, "my-npu-config", f);  // 3. graph passes
-//       add_strategy("nn.conv2d", lower::OpPattern::kAnchor, rule);          // 4. strategies
+//       add_strategy("nn.conv2d", rule);                                     // 4. strategies
 //       add_schedule("conv2d_nchw", tile_conv);                              //    and schedules
 //       add_tir_pass(TirPhase::k0, "my-npu-tensorize", g);                   // 5. loop-IR passes
 //       add_include("my_npu.h"); add_c_source("my_npu", kernel_code);        // 6. codegen
@@ -144,7 +144,6 @@ struct BackendBlockScheduleEntry {
 
 struct BackendStrategy {
   std::string op;
-  lower::OpPattern pattern = lower::OpPattern::kOpaque;
   BackendComputeRule compute;
   BackendSchedule schedule;  // may be empty
 };
@@ -177,7 +176,7 @@ struct BackendSpec {
   BackendCodegen codegen;
   // Constants of at most this many elements are written into the code of the target's
   // functions as immediates; larger ones are buffers (lower::LowerOptions).
-  std::int64_t max_immediate_elements = lower::kMaxImmediateElements;
+  std::int64_t max_immediate_elements = kMaxImmediateElements;
 };
 
 class Backend {
@@ -212,9 +211,8 @@ class Backend {
   // 4. Lowering: constants of at most `count` elements become immediates in the code (8,
   // the host's, by default); 0 for a backend whose calls read every operand from memory.
   void set_max_immediate_elements(std::int64_t count);
-  // Operator strategies (one per op).
-  void add_strategy(std::string op, lower::OpPattern pattern, BackendComputeRule compute,
-                    BackendSchedule schedule = {});
+  // Operator strategies (one per op). The op keeps its fusion category (OpDef::fusion).
+  void add_strategy(std::string op, BackendComputeRule compute, BackendSchedule schedule = {});
   //    Schedules by block name (one per name), whatever compute made the block.
   void add_schedule(std::string block_name, BackendBlockSchedule schedule);
   // 5. Loop-IR passes.

@@ -46,7 +46,7 @@ struct TargetPipeline {
   // Composites lowered to one extern call each, by composite name.
   lower::CompositeLowerings composite_lowerings;
   // The most elements of a constant written into these functions' code as immediates.
-  std::int64_t max_immediate_elements = lower::kMaxImmediateElements;
+  std::int64_t max_immediate_elements = kMaxImmediateElements;
   // Runs on each function right after lowering, before TIR_PHASE_0 (the strategies' and
   // block schedules); may be empty.
   std::function<Expected<tir::PrimFunc>(const Function&, tir::PrimFunc)> after_lower;

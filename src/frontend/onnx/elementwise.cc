@@ -1,6 +1,7 @@
-// Converters of ONNX's elementwise ops: arithmetic (Add ... Pow, variadic Max, Min, Sum and
-// Mean), activations, comparisons and logic, Where, Clip, Cast and CastLike, and the ops that
-// vanish at inference (Identity, Dropout).
+// Converters of ONNX's elementwise ops: arithmetic (Add ... Pow, Mod, BitShift, variadic Max,
+// Min, Sum and Mean), unary math (trigonometric and hyperbolic functions, Floor, Ceil, Round,
+// Sign, ...), activations, comparisons and logic, IsNaN and IsInf, Where, Clip, Cast and
+// CastLike, and the ops that vanish at inference (Identity, Dropout).
 //
 // Opset differences handled here (1..17; the registration table says from which opset on each
 // op is converted):
@@ -11,6 +12,7 @@
 // - Dropout: `ratio` is an attribute before 12 and an input from 12, with the input
 //   training_mode; the mask output is of the data's type before 10 and bool from 10.
 // - Pow: from 12 the exponent may have another dtype than the base (see convert_pow).
+// - Mod: fmod = 0 is Python's remainder (floor_mod), fmod = 1 C's fmod (trunc_mod).
 // Everything else keeps its meaning from the opset it is registered with; later opsets only
 // add dtypes. Integer operands of binary ops must share a dtype, as ONNX requires: only Pow
 // inserts casts.
@@ -171,6 +173,36 @@ Expected<Values> convert_pow(NodeContext& ctx) {
   UMA_TRY_ASSIGN(base, cast(ctx, base, exponent_dtype));
   UMA_TRY_ASSIGN(Value * power, ctx.emit_value("power", {base, exponent}));
   return single(cast(ctx, power, base_dtype));
+}
+
+Expected<Values> convert_mod(NodeContext& ctx) {
+  UMA_TRY_ASSIGN(Values inputs, all_inputs(ctx));
+  if (inputs.size() != 2) return make_error("needs 2 inputs, got {}", inputs.size());
+  UMA_TRY_ASSIGN(std::int64_t fmod, ctx.attr_int("fmod", 0));
+  if (fmod != 0 && fmod != 1) return make_error("attribute 'fmod' is {}, but must be 0 or 1", fmod);
+  return single(ctx.emit_value(fmod == 1 ? "trunc_mod" : "floor_mod", std::move(inputs)));
+}
+
+Expected<Values> convert_bit_shift(NodeContext& ctx) {
+  UMA_TRY_ASSIGN(Values inputs, all_inputs(ctx));
+  if (inputs.size() != 2) return make_error("needs 2 inputs, got {}", inputs.size());
+  UMA_TRY_ASSIGN(std::string direction, ctx.attr_string("direction", std::nullopt));
+  if (direction != "LEFT" && direction != "RIGHT")
+    return make_error("attribute 'direction' is \"{}\", but must be \"LEFT\" or \"RIGHT\"",
+                      direction);
+  return single(
+      ctx.emit_value(direction == "LEFT" ? "left_shift" : "right_shift", std::move(inputs)));
+}
+
+Expected<Values> convert_is_inf(NodeContext& ctx) {
+  UMA_TRY_ASSIGN(Values inputs, all_inputs(ctx));
+  if (inputs.size() != 1) return make_error("needs 1 input, got {}", inputs.size());
+  AttrMap attrs;
+  for (const char* name : {"detect_positive", "detect_negative"}) {
+    UMA_TRY_ASSIGN(std::int64_t value, ctx.attr_int(name, 1));
+    attrs.set(name, value);
+  }
+  return single(ctx.emit_value("isinf", std::move(inputs), std::move(attrs)));
 }
 
 // ---- Clip ----
@@ -348,6 +380,24 @@ void register_elementwise_converters(ConverterTable& table) {
       {"PRelu", "nn.prelu", 6},
       {"Not", "logical_not", 1},
       {"Where", "where", 9},
+      {"Sin", "sin", 7},
+      {"Cos", "cos", 7},
+      {"Tan", "tan", 7},
+      {"Asin", "asin", 7},
+      {"Acos", "acos", 7},
+      {"Atan", "atan", 7},
+      {"Sinh", "sinh", 9},
+      {"Cosh", "cosh", 9},
+      {"Asinh", "asinh", 9},
+      {"Acosh", "acosh", 9},
+      {"Atanh", "atanh", 9},
+      {"Floor", "floor", 6},
+      {"Ceil", "ceil", 6},
+      {"Round", "round", 11},
+      {"Sign", "sign", 9},
+      {"IsNaN", "isnan", 9},
+      {"Softplus", "nn.softplus", 1},
+      {"Softsign", "nn.softsign", 1},
   };
   for (const auto& [onnx_op, op, since] : plain) table.add(onnx_op, since, same_operands(op));
   // Binary ops with the legacy broadcasting of opsets before 7.
@@ -377,6 +427,12 @@ void register_elementwise_converters(ConverterTable& table) {
             with_float_attrs("nn.selu", {{"alpha", 1.67326319217681884765625},
                                          {"gamma", 1.05070102214813232421875}}));
   table.add("HardSigmoid", 6, with_float_attrs("nn.hard_sigmoid", {{"alpha", 0.2}, {"beta", 0.5}}));
+  table.add("Celu", 12, with_float_attrs("nn.celu", {{"alpha", 1.0}}));
+  table.add("ThresholdedRelu", 10, with_float_attrs("nn.thresholded_relu", {{"alpha", 1.0}}));
+  table.add("Shrink", 9, with_float_attrs("nn.shrink", {{"bias", 0.0}, {"lambd", 0.5}}));
+  table.add("Mod", 10, convert_mod);
+  table.add("BitShift", 11, convert_bit_shift);
+  table.add("IsInf", 10, convert_is_inf);
   table.add("Clip", 6, convert_clip);
   // Cast-1 named the target type with a string.
   table.add("Cast", 6, convert_cast);

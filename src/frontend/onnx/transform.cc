@@ -1,5 +1,8 @@
 // Converters of ONNX's data-movement ops: Reshape, Flatten, Transpose, Concat, Split, Slice,
-// Gather, Squeeze, Unsqueeze, Expand, Tile, Pad, Shape, ConstantOfShape and Range.
+// Gather, GatherElements, Squeeze, Unsqueeze, Expand, Tile, Pad, Shape, ConstantOfShape,
+// Range, Size, DepthToSpace and SpaceToDepth; and of the ops that select by position,
+// composed of ours: EyeLike and Trilu (a constant mask), OneHot and Hardmax (positions
+// compared with an arange).
 //
 // Shapes, axes, pads, slice bounds and repeats must be constants (initializers, Constant
 // nodes, or computations on them that the importer folds): uma's shapes are static.
@@ -17,9 +20,15 @@
 // - Squeeze and Unsqueeze: axes are an attribute before 13 and an input from 13.
 // - Pad: pads and value are attributes before 11; from 11 pads and constant_value are inputs.
 // - Shape: start and end from 15.
+// - DepthToSpace: mode (DCR or CRD) from 11; DCR before.
+// - OneHot: negative indices count from the end from 11.
+// - Hardmax: before 13 the input is seen as 2-D, its dimensions before `axis` (default 1) as
+//   rows; from 13 it takes the maximum along `axis` (default -1).
+#include <functional>
 #include <limits>
 
 #include "static_input.h"
+#include "uma/frontend/onnx/tensor_proto.h"
 #include "uma/op/shape_util.h"
 
 namespace uma::onnx_import {
@@ -134,6 +143,13 @@ Expected<Values> convert_gather(NodeContext& ctx) {
   UMA_TRY_ASSIGN(Value * indices, required_input(ctx, 1, "indices"));
   UMA_TRY_ASSIGN(std::int64_t axis, ctx.attr_int("axis", 0));
   return single(ctx.emit_value("take", {data, indices}, attrs_of({{"axis", axis}})));
+}
+
+Expected<Values> convert_gather_elements(NodeContext& ctx) {
+  UMA_TRY_ASSIGN(Value * data, required_input(ctx, 0, "data"));
+  UMA_TRY_ASSIGN(Value * indices, required_input(ctx, 1, "indices"));
+  UMA_TRY_ASSIGN(std::int64_t axis, ctx.attr_int("axis", 0));
+  return single(ctx.emit_value("gather_elements", {data, indices}, attrs_of({{"axis", axis}})));
 }
 
 Expected<Values> convert_squeeze(NodeContext& ctx) {
@@ -251,6 +267,216 @@ Expected<Values> convert_range(NodeContext& ctx) {
                                          {"dtype", std::string(dtype_name(dtype))}})));
 }
 
+Expected<Values> convert_size(NodeContext& ctx) {
+  UMA_TRY_ASSIGN(Value * data, required_input(ctx, 0, "data"));
+  auto size = std::make_shared<Tensor>(TensorType{DType::i64, {}});
+  size->data<std::int64_t>()[0] = data->tensor_type().num_elements();
+  return Values{ctx.constant(std::move(size))};
+}
+
+// `value` reshaped; a 0 in `shape` is an empty dimension.
+Expected<Value*> reshaped(NodeContext& ctx, Value* value, Ints shape) {
+  return ctx.emit_value("reshape", {value},
+                        attrs_of({{"newshape", std::move(shape)}, {"allowzero", std::int64_t{1}}}));
+}
+
+// Reshape, transpose, reshape: the moves of DepthToSpace and SpaceToDepth.
+Expected<Value*> regroup(NodeContext& ctx, Value* data, Ints split, Ints perm, Ints merged) {
+  UMA_TRY_ASSIGN(Value * grouped, reshaped(ctx, data, std::move(split)));
+  UMA_TRY_ASSIGN(Value * moved,
+                 ctx.emit_value("transpose", {grouped}, attrs_of({{"axes", std::move(perm)}})));
+  return reshaped(ctx, moved, std::move(merged));
+}
+
+// The block size of an NCHW input whose dimensions `divided` it must divide (the channels
+// by its square).
+Expected<std::int64_t> block_size(const NodeContext& ctx, const Shape& shape,
+                                  std::initializer_list<std::size_t> divided) {
+  if (shape.size() != 4)
+    return make_error("input 0 has shape {}, but must be 4-D (NCHW)", to_string(shape));
+  UMA_TRY_ASSIGN(std::int64_t b, ctx.attr_int("blocksize", std::nullopt));
+  if (b < 1) return make_error("attribute 'blocksize' is {}, but must be positive", b);
+  for (std::size_t d : divided) {
+    std::int64_t factor = d == 1 ? b * b : b;
+    if (shape[d] % factor != 0)
+      return make_error("dimension {} of input 0 is {}, which {} does not divide", d, shape[d],
+                        factor);
+  }
+  return b;
+}
+
+Expected<Values> convert_depth_to_space(NodeContext& ctx) {
+  UMA_TRY_ASSIGN(Value * data, required_input(ctx, 0, "input"));
+  const Shape& s = shape_of(data);
+  UMA_TRY_ASSIGN(std::int64_t b, block_size(ctx, s, {1}));
+  std::string mode = "DCR";
+  if (ctx.opset() >= 11) {
+    UMA_TRY_ASSIGN(mode, ctx.attr_string("mode", std::string("DCR")));
+  }
+  if (mode != "DCR" && mode != "CRD")
+    return make_error("attribute 'mode' is \"{}\", but must be \"DCR\" or \"CRD\"", mode);
+  std::int64_t c = s[1] / (b * b);
+  Ints merged{s[0], c, s[2] * b, s[3] * b};
+  if (mode == "DCR")
+    return single(regroup(ctx, data, {s[0], b, b, c, s[2], s[3]}, {0, 3, 4, 1, 5, 2}, merged));
+  return single(regroup(ctx, data, {s[0], c, b, b, s[2], s[3]}, {0, 1, 4, 2, 5, 3}, merged));
+}
+
+Expected<Values> convert_space_to_depth(NodeContext& ctx) {
+  UMA_TRY_ASSIGN(Value * data, required_input(ctx, 0, "input"));
+  const Shape& s = shape_of(data);
+  UMA_TRY_ASSIGN(std::int64_t b, block_size(ctx, s, {2, 3}));
+  return single(regroup(ctx, data, {s[0], s[1], s[2] / b, b, s[3] / b, b}, {0, 3, 5, 1, 2, 4},
+                        {s[0], s[1] * b * b, s[2] / b, s[3] / b}));
+}
+
+// A scalar of `dtype` holding `value`.
+Value* scalar(NodeContext& ctx, DType dtype, double value) {
+  auto tensor = std::make_shared<Tensor>(TensorType{dtype, {}});
+  tensor->set(0, value);
+  return ctx.constant(std::move(tensor));
+}
+
+// A bool constant of `shape` (2-D) true where `keep(row, column)`.
+Value* mask(NodeContext& ctx, const Shape& shape,
+            const std::function<bool(std::int64_t, std::int64_t)>& keep) {
+  auto tensor = std::make_shared<Tensor>(TensorType{DType::boolean, shape});
+  for (std::int64_t r = 0; r < shape[0]; ++r)
+    for (std::int64_t c = 0; c < shape[1]; ++c)
+      if (keep(r, c)) tensor->set(r * shape[1] + c, 1);
+  return ctx.constant(std::move(tensor));
+}
+
+Expected<DType> dtype_attr(const NodeContext& ctx, DType fallback) {
+  if (!ctx.has_attr("dtype")) return fallback;
+  UMA_TRY_ASSIGN(std::int64_t onnx_type, ctx.attr_int("dtype", std::nullopt));
+  int type = onnx_type == static_cast<int>(onnx_type) ? static_cast<int>(onnx_type) : 0;
+  std::optional<DType> dtype = dtype_from_onnx(type);
+  if (!dtype) return unsupported_onnx_type("attribute 'dtype'", type);
+  return *dtype;
+}
+
+Expected<Values> convert_eye_like(NodeContext& ctx) {
+  UMA_TRY_ASSIGN(Value * input, required_input(ctx, 0, "input"));
+  const Shape& shape = shape_of(input);
+  if (shape.size() != 2)
+    return make_error("input 0 has shape {}, but must be 2-D", to_string(shape));
+  UMA_TRY_ASSIGN(std::int64_t k, ctx.attr_int("k", 0));
+  UMA_TRY_ASSIGN(DType dtype, dtype_attr(ctx, input->tensor_type().dtype));
+  Value* ones = mask(ctx, shape, [k](std::int64_t r, std::int64_t c) { return c - r == k; });
+  return single(
+      ctx.emit_value("cast", {ones}, attrs_of({{"dtype", std::string(dtype_name(dtype))}})));
+}
+
+// The upper (or lower) triangle from diagonal k of each matrix of the last two dimensions;
+// zeros elsewhere.
+Expected<Values> convert_trilu(NodeContext& ctx) {
+  UMA_TRY_ASSIGN(Value * input, required_input(ctx, 0, "input"));
+  const Shape& shape = shape_of(input);
+  if (shape.size() < 2)
+    return make_error("input 0 has shape {}, but must have at least 2 dimensions",
+                      to_string(shape));
+  std::int64_t k = 0;
+  if (ctx.has_input(1)) {
+    UMA_TRY_ASSIGN(TensorPtr given, ctx.require_constant_input(1, "k"));
+    if (given->num_elements() != 1)
+      return make_error("input 1 ('k') has {} elements, but must be a scalar",
+                        given->num_elements());
+    k = static_cast<std::int64_t>(given->get(0));
+  }
+  UMA_TRY_ASSIGN(std::int64_t upper, ctx.attr_int("upper", 1));
+  Shape matrix(shape.end() - 2, shape.end());
+  Value* keep = mask(ctx, matrix, [k, upper](std::int64_t r, std::int64_t c) {
+    return upper != 0 ? c - r >= k : c - r <= k;
+  });
+  Value* zero = scalar(ctx, input->tensor_type().dtype, 0);
+  return single(ctx.emit_value("where", {keep, input, zero}));
+}
+
+// Whether each of `positions` (i64, a 1 where the one-hot axis goes) is the position along
+// that axis: an arange of `depth` shaped to broadcast along `axis` of a rank `rank` result.
+Expected<Value*> is_position(NodeContext& ctx, Value* positions, std::int64_t depth,
+                             std::size_t axis, std::size_t rank) {
+  UMA_TRY_ASSIGN(Value * range, ctx.emit_value("arange", {},
+                                               attrs_of({{"stop", static_cast<double>(depth)},
+                                                         {"dtype", std::string("i64")}})));
+  Ints along(rank - axis, 1);
+  along[0] = depth;
+  UMA_TRY_ASSIGN(range, reshaped(ctx, range, along));
+  return ctx.emit_value("equal", {positions, range});
+}
+
+Expected<Values> convert_one_hot(NodeContext& ctx) {
+  UMA_TRY_ASSIGN(Value * indices, required_input(ctx, 0, "indices"));
+  UMA_TRY_ASSIGN(TensorPtr depth_tensor, ctx.require_constant_input(1, "depth"));
+  UMA_TRY_ASSIGN(Value * values, required_input(ctx, 2, "values"));
+  if (depth_tensor->num_elements() != 1)
+    return make_error("input 1 ('depth') has {} elements, but must be a scalar",
+                      depth_tensor->num_elements());
+  auto depth = static_cast<std::int64_t>(depth_tensor->get(0));
+  if (depth < 1) return make_error("input 1 ('depth') is {}, but must be positive", depth);
+  if (values->tensor_type().num_elements() != 2)
+    return make_error("input 2 ('values') has shape {}, but must hold 2 elements",
+                      to_string(shape_of(values)));
+  const Shape& shape = shape_of(indices);
+  std::size_t rank = shape.size() + 1;
+  UMA_TRY_ASSIGN(std::int64_t axis_attr, ctx.attr_int("axis", -1));
+  std::optional<std::size_t> axis = normalize_axis(axis_attr, rank);
+  if (!axis)
+    return make_error("attribute 'axis' is {}, but must be in [{}, {}]", axis_attr,
+                      -static_cast<std::int64_t>(rank), rank - 1);
+  UMA_TRY_ASSIGN(Value * index,
+                 ctx.emit_value("cast", {indices}, attrs_of({{"dtype", std::string("i64")}})));
+  if (ctx.opset() >= 11) {
+    Value* zero = scalar(ctx, DType::i64, 0);
+    UMA_TRY_ASSIGN(Value * negative, ctx.emit_value("less", {index, zero}));
+    UMA_TRY_ASSIGN(
+        Value * wrapped,
+        ctx.emit_value("add", {index, scalar(ctx, DType::i64, static_cast<double>(depth))}));
+    UMA_TRY_ASSIGN(index, ctx.emit_value("where", {negative, wrapped, index}));
+  }
+  Ints expanded(shape.begin(), shape.end());
+  expanded.insert(expanded.begin() + static_cast<std::ptrdiff_t>(*axis), 1);
+  UMA_TRY_ASSIGN(index, reshaped(ctx, index, expanded));
+  UMA_TRY_ASSIGN(Value * hot, is_position(ctx, index, depth, *axis, rank));
+  UMA_TRY_ASSIGN(Value * off, ctx.emit_value("strided_slice", {values},
+                                             attrs_of({{"begin", Ints{0}}, {"end", Ints{1}}})));
+  UMA_TRY_ASSIGN(Value * on, ctx.emit_value("strided_slice", {values},
+                                            attrs_of({{"begin", Ints{1}}, {"end", Ints{2}}})));
+  return single(ctx.emit_value("where", {hot, on, off}));
+}
+
+// 1 at the first maximum along the axis, 0 elsewhere.
+Expected<Values> convert_hardmax(NodeContext& ctx) {
+  UMA_TRY_ASSIGN(Value * input, required_input(ctx, 0, "input"));
+  const Shape shape = shape_of(input);
+  const auto rank = static_cast<std::int64_t>(shape.size());
+  bool coerced = ctx.opset() < 13;
+  UMA_TRY_ASSIGN(std::int64_t axis_attr, ctx.attr_int("axis", coerced ? 1 : -1));
+  std::optional<std::size_t> axis = normalize_axis(axis_attr, shape.size());
+  if (!axis)
+    return make_error("attribute 'axis' is {}, but must be in [{}, {}]", axis_attr, -rank,
+                      rank - 1);
+  Value* data = input;
+  std::size_t along = *axis;
+  if (coerced) {
+    Ints rows{product(shape, 0, along), product(shape, along, shape.size())};
+    UMA_TRY_ASSIGN(data, reshaped(ctx, input, rows));
+    along = 1;
+  }
+  const Shape& seen = shape_of(data);
+  UMA_TRY_ASSIGN(
+      Value * first,
+      ctx.emit_value("argmax", {data}, attrs_of({{"axis", static_cast<std::int64_t>(along)}})));
+  UMA_TRY_ASSIGN(Value * hot, is_position(ctx, first, seen[along], along, seen.size()));
+  UMA_TRY_ASSIGN(
+      Value * result,
+      ctx.emit_value("cast", {hot},
+                     attrs_of({{"dtype", std::string(dtype_name(input->tensor_type().dtype))}})));
+  if (!coerced) return Values{result};
+  return single(reshaped(ctx, result, Ints(shape)));
+}
+
 }  // namespace
 
 // Each op with the first opset of the definition converted (see ConverterEntry).
@@ -263,6 +489,7 @@ void register_transform_converters(ConverterTable& table) {
   table.add("Split", 2, convert_split);
   table.add("Slice", 1, convert_slice);
   table.add("Gather", 1, convert_gather);
+  table.add("GatherElements", 11, convert_gather_elements);
   table.add("Squeeze", 1, convert_squeeze);
   table.add("Unsqueeze", 1, convert_unsqueeze);
   table.add("Expand", 8, convert_expand);
@@ -273,6 +500,13 @@ void register_transform_converters(ConverterTable& table) {
   table.add("Shape", 1, convert_shape);
   table.add("ConstantOfShape", 9, convert_constant_of_shape);
   table.add("Range", 11, convert_range);
+  table.add("Size", 1, convert_size);
+  table.add("DepthToSpace", 1, convert_depth_to_space);
+  table.add("SpaceToDepth", 1, convert_space_to_depth);
+  table.add("EyeLike", 9, convert_eye_like);
+  table.add("Trilu", 14, convert_trilu);
+  table.add("OneHot", 9, convert_one_hot);
+  table.add("Hardmax", 1, convert_hardmax);
 }
 
 }  // namespace uma::onnx_import

@@ -1,6 +1,5 @@
 // The list of core graph passes, by command-line name.
 #include "uma/graph/pass.h"
-#include "uma/lower/lower.h"
 
 namespace uma {
 

@@ -8,13 +8,14 @@
 //   exactly one group, outlined into a function named "fused_<op>_<op>_<i>" (its first ops,
 //   dots made underscores; i counts the groups of the module, skipping names already taken)
 //   with attributes Primitive = 1 and global_symbol = its name, called from the host;
-// - groups form in node order, by the ops' patterns (default_computes()):
+// - groups form in node order, by the ops' fusion categories (OpDef::fusion):
 //   * an anchor (a reduction: convolution, dense, pool, sum, softmax, ...) starts a group,
 //     taking in a group of injective ops (nn.pad) whose result only the anchor reads;
 //   * an elementwise or injective node joins the groups of its operands whose last node's
 //     results only it reads: the pointwise ops after an anchor, and chains (or trees) of
 //     pointwise ops, but never two anchors in one group;
-//   * an op without a rule, or an opaque one, is a group of its own;
+//   * an opaque op is a group of its own (an op with no compute rule is opaque, so nothing
+//     is grouped that lowering cannot compile);
 //   so within a group, every result but the last node's is read only inside it;
 // - a constant of at most kMaxImmediateElements elements is bound into each group that reads
 //   it; larger ones stay in the host and are passed as arguments;
@@ -26,12 +27,10 @@
 #include <unordered_map>
 
 #include "uma/graph/outline.h"
-#include "uma/lower/lower.h"
+#include "uma/graph/pass.h"
 
 namespace uma {
 namespace {
-
-using lower::OpPattern;
 
 bool is_host_function(const Function& function) {
   const AttrMap& attrs = function.attrs();
@@ -43,13 +42,8 @@ bool is_structural(const Node& node) {
          node.is_op("call");
 }
 
-OpPattern pattern_of(const Node& node) {
-  const lower::ComputeDef* def = lower::default_computes().find(node.op_name());
-  return def == nullptr ? OpPattern::kOpaque : def->pattern;
-}
-
-bool is_pointwise(OpPattern pattern) {
-  return pattern == OpPattern::kElementwise || pattern == OpPattern::kInjective;
+bool is_pointwise(FusionCategory category) {
+  return category == FusionCategory::kElementwise || category == FusionCategory::kInjective;
 }
 
 struct Group {
@@ -104,22 +98,22 @@ class Grouper {
   }
 
   void add(Node* node) {
-    OpPattern pattern = pattern_of(*node);
+    FusionCategory category = node->op().fusion;
     groups_.emplace_back();
     Group* group = &groups_.back();
     group->nodes = {node};
     group->tail = node;
-    group->has_anchor = pattern == OpPattern::kAnchor;
-    group->all_injective = pattern == OpPattern::kInjective;
-    group->open = pattern != OpPattern::kOpaque;
+    group->has_anchor = category == FusionCategory::kAnchor;
+    group->all_injective = category == FusionCategory::kInjective;
+    group->open = category != FusionCategory::kOpaque;
     group_of_[node] = group;
-    if (pattern == OpPattern::kOpaque) return;
+    if (category == FusionCategory::kOpaque) return;
     for (const Value* operand : node->operands()) {
       Group* producer = joinable(operand, node);
       if (producer == nullptr || producer == group) continue;
-      bool joins = pattern == OpPattern::kAnchor
+      bool joins = category == FusionCategory::kAnchor
                        ? producer->all_injective
-                       : is_pointwise(pattern) && !(producer->has_anchor && group->has_anchor);
+                       : is_pointwise(category) && !(producer->has_anchor && group->has_anchor);
       if (!joins) continue;
       group->nodes.insert(group->nodes.end(), producer->nodes.begin(), producer->nodes.end());
       group->has_anchor |= producer->has_anchor;
@@ -157,7 +151,7 @@ class FuseOpsPass final : public Pass {
       for (const std::vector<Node*>& group : Grouper().run(*function)) {
         OutlineOptions options;
         options.bind_constant = [](const Node& constant) {
-          return constant.result()->tensor_type().num_elements() <= lower::kMaxImmediateElements;
+          return constant.result()->tensor_type().num_elements() <= kMaxImmediateElements;
         };
         if (group.size() == 1) options.call_name = group.front()->name();
         auto make_name = [&] {
