@@ -171,9 +171,12 @@ void add_bench_command(CLI::App& app, int& exit_code) {
                   "Shape of an ONNX input, name=AxBxC (resolves symbolic dimensions)")
       ->allow_extra_args(false);
   cmd->add_option("--seed", options->seed, "Seed of the random inputs");
-  cmd->add_option("--runs", options->runs, "Timed runs")->check(CLI::Range(1, 1'000'000));
+  cmd->add_option("--runs", options->runs, "Timed runs")
+      ->check(CLI::Range(1, 1'000'000))
+      ->capture_default_str();
   cmd->add_option("--warmup", options->warmup, "Untimed runs before them")
-      ->check(CLI::Range(0, 1'000'000));
+      ->check(CLI::Range(0, 1'000'000))
+      ->capture_default_str();
   cmd->add_flag("--profile", options->profile,
                 "Time each call of the timed runs and print the time per op family (conv kxk, "
                 "conv 1x1, depthwise, dense/matmul, elementwise, pool, softmax/norm, layout, "
