@@ -67,7 +67,7 @@ def merge_profiles(batches):
 
 def print_profile(name, families):
     total = sum(entry["ms"] for entry in families.values()) or 1.0
-    print(f"\numa profile of {name}, per run:")
+    print(f"\numa profile of {name}, mean per run (the table above gives medians):")
     print(f"  {'family':<14} {'calls':>6} {'ms':>10} {'share':>7} {'GFLOP/s':>8}")
     for family, entry in sorted(families.items(), key=lambda item: -item[1]["ms"]):
         rate = f"{2 * entry['macs'] / (entry['ms'] * 1e6):.2f}" if entry["macs"] else "-"

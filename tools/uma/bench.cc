@@ -47,7 +47,7 @@ double gflops(std::int64_t macs, double ms) { return ms > 0 ? 2.0 * macs / (ms *
 nlohmann::json print_profile(const std::vector<FamilyProfile>& families, int runs) {
   std::chrono::nanoseconds total{0};
   for (const FamilyProfile& family : families) total += family.time;
-  std::cout << fmt::format("profile of the {} timed run(s), per run, by op family:\n", runs)
+  std::cout << fmt::format("profile of the {} timed run(s), mean per run, by op family:\n", runs)
             << fmt::format("  {:<14} {:>7} {:>10} {:>7} {:>9}\n", "family", "calls", "ms", "share",
                            "GFLOP/s");
   nlohmann::json rows = nlohmann::json::array();
