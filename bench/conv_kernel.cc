@@ -7,7 +7,7 @@
 // tile, the bias and relu applied on the tile (reverse_compute_at), vectorized and unrolled.
 // Both are printed by uma's C code generator and compiled with its flags. Each runs at 1
 // and 2 threads, in GFLOP/s and as a fraction of this machine's FP32 peak, which the bench
-// measures itself with independent vector FMAs compiled with the same flags. Outputs are
+// measures itself (peak.h) with independent vector FMAs compiled with the same flags. Outputs are
 // checked against a direct convolution in double. Target (issue 11): the tiled kernel at
 // >= 70 % of the 1-thread peak.
 //
@@ -28,6 +28,7 @@
 #include <tuple>
 #include <vector>
 
+#include "peak.h"
 #include "uma/codegen/c/c_codegen.h"
 #include "uma/graph/parser.h"
 #include "uma/lower/compute_util.h"
@@ -104,8 +105,7 @@ PrimFunc reduction_form() {
   for (std::size_t d = 0; d < loops.size(); ++d)
     iters.push_back({loops[d].first.as<VarNode>()->name, Expr(loops[d].second),
                      d < 4 ? IterKind::kSpatial : IterKind::kReduce, loops[d].first});
-  for (std::size_t d = loops.size(); d-- > 0;)
-    nest = loop(loops[d].first, loops[d].second, nest);
+  for (std::size_t d = loops.size(); d-- > 0;) nest = loop(loops[d].first, loops[d].second, nest);
   Stmt conv = BlockNode::make("conv2d_nchw", {x, w}, {acc}, nest, {}, std::move(iters),
                               StoreNode::make(acc, Expr(0.0), {n, c, h, q}));
 
@@ -113,9 +113,8 @@ PrimFunc reduction_form() {
       eq = VarNode::make("q");
   Expr biased = LoadNode::make(acc, {en, ec, eh, eq}) + LoadNode::make(b, {ec, Expr(0), Expr(0)});
   Stmt store = StoreNode::make(r, max(biased, Expr(0.0)), {en, ec, eh, eq});
-  Stmt epilogue = BlockNode::make(
-      "conv2d_nchw_epilogue", {acc, b}, {r},
-      loop(en, 1, loop(ec, kK, loop(eh, kP, loop(eq, kQ, store)))));
+  Stmt epilogue = BlockNode::make("conv2d_nchw_epilogue", {acc, b}, {r},
+                                  loop(en, 1, loop(ec, kK, loop(eh, kP, loop(eq, kQ, store)))));
   PrimFunc func;
   func.name = "conv_tiled";
   func.params = {x, w, b, r};
@@ -160,8 +159,8 @@ PrimFunc tiled(std::int64_t rw, std::int64_t ocb, bool parallel) {
   {
     Var o = VarNode::make("o"), i = VarNode::make("i"), h = VarNode::make("h"),
         w = VarNode::make("w");
-    value_or_fail(s.transform_layout(buffer_named(s.func(), "w"),
-                                     {{o, i, h, w}, {o / 16, h, w, i, o % 16}}));
+    value_or_fail(
+        s.transform_layout(buffer_named(s.func(), "w"), {{o, i, h, w}, {o / 16, h, w, i, o % 16}}));
   }
   BlockRef conv = value_or_fail(s.get_block("conv2d_nchw"));
   BlockRef epilogue = value_or_fail(s.get_block("conv2d_nchw_epilogue"));
@@ -170,8 +169,8 @@ PrimFunc tiled(std::int64_t rw, std::int64_t ocb, bool parallel) {
   auto [cog, cob] = value_or_fail(s.split(co, ocb, TailStrategy::kError));
   auto [qo, qi] = value_or_fail(s.split(named(loops, "q"), rw, TailStrategy::kError));
   LoopRef h = named(loops, "h");
-  ok_or_fail(s.reorder({cog, h, qo, named(loops, "rh"), named(loops, "rw"), named(loops, "rc"),
-                        qi, cob, cl}));
+  ok_or_fail(s.reorder(
+      {cog, h, qo, named(loops, "rh"), named(loops, "rw"), named(loops, "rc"), qi, cob, cl}));
   ok_or_fail(s.reverse_compute_at(epilogue, qo));
   BlockRef init = value_or_fail(s.decompose_reduction(conv, named(loops, "rh")));
   ok_or_fail(s.vectorize(cl));
@@ -234,71 +233,8 @@ Kernel build(const PrimFunc& func, bool print_c) {
   return kernel;
 }
 
-// Independent FMA chains in the widest vectors the flags allow: the FP32 peak of the code
-// uma compiles, per thread; `uma_peak` returns the flops one thread does.
-constexpr const char* kPeakSource = R"(#include <stdint.h>
-#include <math.h>
-#if defined(__AVX512F__)
-#include <immintrin.h>
-typedef __m512 vec;
-#define LANES 16
-#define SPLAT(x) _mm512_set1_ps(x)
-#define FMA(a, b, c) _mm512_fmadd_ps(a, b, c)
-#define SUM(v) _mm512_reduce_add_ps(v)
-#elif defined(__AVX2__) && defined(__FMA__)
-#include <immintrin.h>
-typedef __m256 vec;
-#define LANES 8
-#define SPLAT(x) _mm256_set1_ps(x)
-#define FMA(a, b, c) _mm256_fmadd_ps(a, b, c)
-static float SUM(vec v) { float t[8]; _mm256_storeu_ps(t, v); return t[0]; }
-#else
-typedef float vec;
-#define LANES 1
-#define SPLAT(x) (x)
-#define FMA(a, b, c) fmaf(a, b, c)
-#define SUM(v) (v)
-#endif
-// Twelve chains (more than FMA latency x ports), each in a register of its own.
-#define CHAINS(X) X(0) X(1) X(2) X(3) X(4) X(5) X(6) X(7) X(8) X(9) X(10) X(11)
-int64_t uma_peak(int64_t iters, int threads, float* sink) {
-  #pragma omp parallel num_threads(threads)
-  {
-#define DECLARE(k) vec acc##k = SPLAT(0.001f * (float)(k));
-#define STEP(k) acc##k = FMA(acc##k, a, b);
-#define ADD(k) s += SUM(acc##k);
-    CHAINS(DECLARE)
-    vec a = SPLAT(0.999f), b = SPLAT(0.0001f);
-    for (int64_t i = 0; i < iters; ++i) {
-      CHAINS(STEP)
-    }
-    float s = 0;
-    CHAINS(ADD)
-    #pragma omp atomic
-    *sink += s;
-  }
-  return iters * 12 * LANES * 2;
-}
-)";
-
 double seconds_since(Clock::time_point start) {
   return std::chrono::duration<double>(Clock::now() - start).count();
-}
-
-// GFLOP/s of one thread's and of `threads` threads' peak, best of several tries.
-double measure_peak(int threads) {
-  runtime::CCompiler compiler(compiler_options());
-  std::string path = value_or_fail(compiler.build_shared_library({{"peak", kPeakSource}}));
-  runtime::Library library = value_or_fail(runtime::Library::open(path));
-  auto peak = symbol<std::int64_t (*)(std::int64_t, int, float*)>(library, "uma_peak");
-  float sink = 0;
-  double best = 0;
-  for (int t = 0; t < 7; ++t) {
-    Clock::time_point start = Clock::now();
-    std::int64_t flops = peak(20'000'000, threads, &sink);
-    best = std::max(best, threads * static_cast<double>(flops) / seconds_since(start) / 1e9);
-  }
-  return best;
 }
 
 std::vector<float> random_data(std::size_t size, unsigned seed) {
@@ -396,9 +332,10 @@ int run(int argc, char** argv) {
     else if (arg == "--print-c")
       print_c = true;
     else
-      fail(fmt::format("unknown argument '{}' (usage: bench_conv_kernel [--runs N] [--rw N] "
-                       "[--ocb N] [--print-c])",
-                       arg));
+      fail(
+          fmt::format("unknown argument '{}' (usage: bench_conv_kernel [--runs N] [--rw N] "
+                      "[--ocb N] [--print-c])",
+                      arg));
   }
   if (runs < 1 || rw < 1 || kQ % rw != 0 || ocb < 1 || (kK / 16) % ocb != 0)
     fail(fmt::format("--runs must be positive, --rw divide {} and --ocb divide {}", kQ, kK / 16));
@@ -412,12 +349,11 @@ int run(int argc, char** argv) {
   Kernel fast = build(tiled(rw, ocb, /*parallel=*/true), print_c);
   std::vector<float> out_ref(kK * kP * kQ), out_fast(kK * kP * kQ);
   std::vector<void*> ref_args = {d.x.data(), d.w.data(), d.b.data(), out_ref.data()};
-  std::vector<void*> fast_args = {d.x_nhwc.data(), d.w_packed.data(), d.b.data(),
-                                  out_fast.data()};
+  std::vector<void*> fast_args = {d.x_nhwc.data(), d.w_packed.data(), d.b.data(), out_fast.data()};
   fmt::print("{:<36} {:>7} {:>10} {:>10} {:>9} {:>8} {:>10}\n", "kernel", "threads", "min ms",
              "median ms", "GFLOP/s", "of peak", "max error");
   for (int threads : {1, 2}) {
-    double peak = measure_peak(threads);
+    double peak = value_or_fail(bench::measure_peak(compiler_options(), threads));
     fmt::print("{:<36} {:>7} {:>10} {:>10} {:>9.1f} {:>8} {:>10}\n", "peak (independent FMAs)",
                threads, "", "", peak, "100.0%", "");
     // Interleaved: the default lowering, then the tiled kernel, on the same load.

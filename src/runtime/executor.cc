@@ -3,6 +3,7 @@
 
 #include <dlfcn.h>
 
+#include <algorithm>
 #include <cstring>
 
 namespace uma::runtime {
@@ -116,7 +117,15 @@ Status Executor::run(std::span<const void* const> inputs, std::span<void* const>
   // OpenMP's thread count is a property of the calling thread: set it on each run.
   if (set_threads_ != nullptr) set_threads_(program.threads);
   for (std::size_t c = 0; c < program.calls.size(); ++c) {
-    std::int32_t status = program.calls[c].function(args_[c].data());
+    std::int32_t status = 0;
+    if (profiling_) {
+      auto start = std::chrono::steady_clock::now();
+      status = program.calls[c].function(args_[c].data());
+      call_times_[c].total += std::chrono::steady_clock::now() - start;
+      ++call_times_[c].count;
+    } else {
+      status = program.calls[c].function(args_[c].data());
+    }
     if (status != 0)
       return make_error("the compiled function of @{} returned {}", program.calls[c].name,
                         status_text(status));
@@ -127,6 +136,25 @@ Status Executor::run(std::span<const void* const> inputs, std::span<void* const>
       std::memmove(outputs[copy.output], address(copy.from), static_cast<std::size_t>(bytes));
   }
   return Status::success();
+}
+
+void Executor::set_profiling(bool on) {
+  profiling_ = on;
+  call_times_.assign(program_->calls.size(), {});
+  for (std::size_t c = 0; c < call_times_.size(); ++c)
+    call_times_[c].name = program_->calls[c].name;
+}
+
+std::vector<CallTiming> Executor::call_timings() const {
+  std::vector<CallTiming> merged;
+  for (const CallTiming& call : call_times_) {
+    auto it = std::find_if(merged.begin(), merged.end(),
+                           [&](const CallTiming& entry) { return entry.name == call.name; });
+    if (it == merged.end()) it = merged.insert(merged.end(), {call.name});
+    it->count += call.count;
+    it->total += call.total;
+  }
+  return merged;
 }
 
 Expected<std::vector<TensorPtr>> Executor::run(const std::vector<TensorPtr>& inputs) {

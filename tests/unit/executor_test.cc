@@ -89,6 +89,25 @@ TEST_F(ExecutorTest, RunsAgainOnTheCallersBuffers) {
   }
 }
 
+TEST_F(ExecutorTest, ProfilingCountsEachCallOfTheRunsAfterItIsOn) {
+  auto input = test::f32({4}, {1, -1, 0.5, 2});
+  ASSERT_TRUE(executor->run({input}).ok());
+  EXPECT_TRUE(executor->call_timings().empty());  // off by default
+  executor->set_profiling(true);
+  for (int run = 0; run < 3; ++run) ASSERT_TRUE(executor->run({input}).ok());
+  std::vector<CallTiming> timings = executor->call_timings();
+  ASSERT_EQ(timings.size(), 2u);
+  EXPECT_EQ(timings[0].name, "first");
+  EXPECT_EQ(timings[1].name, "second");
+  for (const CallTiming& timing : timings) {
+    EXPECT_EQ(timing.count, 3);
+    EXPECT_GT(timing.total.count(), 0);
+  }
+  executor->set_profiling(false);
+  ASSERT_TRUE(executor->run({input}).ok());
+  EXPECT_EQ(executor->call_timings()[0].count, 0);  // turning it off or on starts anew
+}
+
 TEST_F(ExecutorTest, WrongArgumentsAreErrors) {
   auto wrong_type = executor->run({test::f32({2, 2}, {1, 2, 3, 4})});
   ASSERT_FALSE(wrong_type.ok());

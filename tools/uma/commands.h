@@ -13,6 +13,7 @@ void add_run_command(CLI::App& app, int& exit_code);
 void add_import_command(CLI::App& app, int& exit_code);
 void add_partition_command(CLI::App& app, int& exit_code);
 void add_lower_command(CLI::App& app, int& exit_code);
+void add_bench_command(CLI::App& app, int& exit_code);
 
 // Prints an error to standard error as "error: <message>", unless the message already
 // starts with a "file:line:column: error:" location, which editors jump to.

@@ -46,6 +46,12 @@ int main(int argc, char** argv) {
   uma::tool::add_import_command(app, exit_code);
   uma::tool::add_partition_command(app, exit_code);
   uma::tool::add_lower_command(app, exit_code);
-  CLI11_PARSE(app, argc, argv);
+  uma::tool::add_bench_command(app, exit_code);
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& error) {
+    // Printed as CLI11 does (--help on standard output); any other parse error is bad usage.
+    return app.exit(error) == 0 ? 0 : 2;
+  }
   return exit_code;
 }

@@ -12,6 +12,7 @@
 // library at once, each with its own state.
 #pragma once
 
+#include <chrono>
 #include <cstddef>
 #include <cstdint>
 #include <memory>
@@ -66,6 +67,13 @@ struct HostProgram {
   std::shared_ptr<const Library> library;
 };
 
+// How long the calls of one generated function took, over the runs the executor profiled.
+struct CallTiming {
+  std::string name;        // the called graph function
+  std::int64_t count = 0;  // its calls
+  std::chrono::nanoseconds total{0};
+};
+
 // Runs a program. One run at a time (the arena and the state are the executor's own);
 // make one executor per thread to run a program concurrently.
 class Executor {
@@ -95,6 +103,13 @@ class Executor {
 
   const HostProgram& program() const { return *program_; }
 
+  // Times each call of the runs from now on (uma bench --profile), starting from zero; off
+  // by default, when a run reads no clock.
+  void set_profiling(bool on);
+  // Per called function, in order of first call: its calls and their time since profiling
+  // was turned on.
+  std::vector<CallTiming> call_timings() const;
+
  private:
   std::shared_ptr<const HostProgram> program_;
   std::shared_ptr<Tensor> arena_;  // a u8 tensor: 64-byte aligned storage
@@ -113,6 +128,9 @@ class Executor {
   void finish();
   using SetThreads = void (*)(int);
   SetThreads set_threads_ = nullptr;  // omp_set_num_threads, when the library uses OpenMP
+  bool profiling_ = false;
+  // Per call of the program while profiling: how often it ran, how long.
+  std::vector<CallTiming> call_times_;
 };
 
 }  // namespace uma::runtime
