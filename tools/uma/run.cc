@@ -16,8 +16,10 @@
 #include "uma/partition/report.h"
 #include "uma/runtime/compare.h"
 #include "uma/runtime/interpreter.h"
+#include "uma/runtime/memory_budget.h"
 #include "uma/runtime/npy.h"
 #include "uma/support/file.h"
+#include "uma/support/printable.h"
 #include "uma/uma/build.h"
 
 namespace uma::tool {
@@ -46,6 +48,7 @@ struct RunOptions {
   std::vector<std::string> targets;
   std::vector<std::string> plugins;
   ReportOutput report{.format = "none"};
+  std::uint64_t memory_budget = 0;  // 0: the machine's memory
 };
 
 // The first `limit` elements, row-major, and the count of those left out.
@@ -90,7 +93,7 @@ Expected<std::vector<TensorPtr>> make_inputs(const Function& main, const RunOpti
     const Value* param = main.param(index);
     if (!(Type(tensor->type()) == param->type()))
       return make_error("{}: holds {}, but input {} (%{}) is {}", path,
-                        to_string(Type(tensor->type())), index, param->name(),
+                        to_string(Type(tensor->type())), index, printable(param->name()),
                         to_string(param->type()));
     inputs[index] = std::move(tensor);
     given[index] = true;
@@ -98,8 +101,8 @@ Expected<std::vector<TensorPtr>> make_inputs(const Function& main, const RunOpti
   }
   for (std::size_t i = 0; i < main.num_params(); ++i) {
     const Value* p = main.param(i);
-    std::cout << fmt::format("input {} %{}: {}, {}\n", i, p->name(), to_string(p->type()),
-                             sources[i]);
+    std::cout << fmt::format("input {} %{}: {}, {}\n", i, printable(p->name()),
+                             to_string(p->type()), sources[i]);
   }
   return inputs;
 }
@@ -163,7 +166,8 @@ void print_offload(const build::HostBuild& built) {
   }
   for (const auto& [target, functions] : by_target) {
     std::string names;
-    for (const std::string& name : functions) names += (names.empty() ? "@" : ", @") + name;
+    for (const std::string& name : functions)
+      names += (names.empty() ? "@" : ", @") + printable(name);
     std::cout << fmt::format("offload: {} runs {} function(s): {}\n", target, functions.size(),
                              names);
   }
@@ -302,6 +306,8 @@ Expected<int> run(const RunOptions& options) {
   Context context;
   UMA_TRY(prepare_context(context, options.plugins));
   UMA_TRY_ASSIGN(auto module, load_model(context, options.model, options.input_shapes));
+  UMA_TRY(runtime::check_memory_budget(
+      *module, options.memory_budget ? options.memory_budget : runtime::default_memory_budget()));
   const Function* main = module->find_function("main");
   if (main == nullptr)
     return make_error("{}: the module has no function @main to run", options.model);
@@ -386,6 +392,9 @@ void add_run_command(CLI::App& app, int& exit_code) {
                   "priority order when repeated, or the host's (\"c --threads=2\"); the host "
                   "runs what no backend takes")
       ->allow_extra_args(false);
+  cmd->add_option("--memory-budget", options->memory_budget,
+                  "Refuse a model with a value of more bytes than this, before running it "
+                  "(default: the machine's physical memory)");
   add_report_options(*cmd, options->report, "With --target: the partition report");
   add_plugin_option(*cmd, options->plugins);
   cmd->callback([options, &exit_code] {

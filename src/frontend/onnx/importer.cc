@@ -25,6 +25,7 @@
 #include "uma/frontend/onnx/tensor_proto.h"
 #include "uma/graph/fold.h"
 #include "uma/graph/pass.h"
+#include "uma/support/file.h"
 
 namespace uma {
 namespace {
@@ -422,15 +423,13 @@ Expected<std::unique_ptr<Module>> import_onnx_bytes(Context& context, std::strin
 
 Expected<std::unique_ptr<Module>> import_onnx_file(Context& context, const std::string& path,
                                                    const OnnxImportOptions& options) {
-  int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
-  if (fd < 0) return make_error("{}: cannot open: {}", path, std::strerror(errno));
+  UMA_TRY_ASSIGN(int fd, open_regular_file(path));
   struct Closer {
     int fd;
     ~Closer() { ::close(fd); }
   } closer{fd};
   struct stat info {};
   if (::fstat(fd, &info) != 0) return make_error("{}: cannot read: {}", path, std::strerror(errno));
-  if (S_ISDIR(info.st_mode)) return make_error("{}: is a folder, not a model file", path);
   if (info.st_size > kMaxProtoBytes)
     return make_error(
         "{}: the file is {} bytes; protobuf cannot parse 2 GB or more, so a model "
