@@ -11,6 +11,7 @@
 #include "uma/graph/verifier.h"
 #include "uma/lower/lower.h"
 #include "uma/runtime/interpreter.h"
+#include "uma/runtime/memory_budget.h"
 #include "uma/uma/build.h"
 #include "uma/uma/context.h"
 
@@ -131,6 +132,26 @@ TEST_F(HostileModelTest, TenThousandDeepCallChainIsRefused) {
   EXPECT_EQ(status.error().message(),
             "function @f9743: calls nest more than 256 functions deep (through @f9744); the "
             "interpreter follows calls on its stack, so a deeper chain is refused");
+}
+
+// A valid shape of 160 GB is refused before anything is allocated, naming the node.
+TEST_F(HostileModelTest, AValueLargerThanTheMemoryBudgetIsRefused) {
+  Value* x = main.add_param(tensor({4}), "x");
+  Node* big = b.create("broadcast_to", {x},
+                       test::make_attrs({{"shape", std::vector<std::int64_t>{100000, 100000, 4}}}));
+  big->set_name("big");
+  main.set_outputs({big->result()});
+  ASSERT_TRUE(verify(module).ok());
+  std::uint64_t budget = runtime::default_memory_budget();
+  if (budget >= 160000000000u) GTEST_SKIP() << "this machine has memory for the value";
+  Status status = runtime::check_memory_budget(module, budget);
+  ASSERT_FALSE(status.ok());
+  EXPECT_EQ(status.error().message(),
+            fmt::format("node 'big' (broadcast_to): its result tensor<100000x100000x4xf32> takes "
+                        "160000000000 bytes, more than the memory budget of {} bytes "
+                        "(--memory-budget)",
+                        budget));
+  EXPECT_TRUE(runtime::check_memory_budget(module, 160000000000u).ok());
 }
 
 }  // namespace
