@@ -21,20 +21,15 @@ Expected<std::string> read_file(const std::string& path) {
     contents << std::cin.rdbuf();
     return contents.str();
   }
-  UMA_TRY_ASSIGN(int fd, open_regular_file(path));
-  struct Closer {
-    int fd;
-    ~Closer() { ::close(fd); }
-  } closer{fd};
-  // The size stat gives is a hint (files of /proc give 0): the read stops at the cap anyway.
-  struct stat info {};
-  if (::fstat(fd, &info) == 0 && static_cast<std::uint64_t>(info.st_size) > kMaxReadBytes)
+  UMA_TRY_ASSIGN(RegularFile file, open_regular_file(path));
+  // The size is a hint (files of /proc give 0): the read stops at the cap anyway.
+  if (file.size() > kMaxReadBytes)
     return make_error("{}: the file is {} bytes, more than the {} bytes a file read whole may have",
-                      path, info.st_size, kMaxReadBytes);
+                      path, file.size(), kMaxReadBytes);
   std::string contents;
   char buffer[1 << 16];
   for (;;) {
-    ssize_t n = ::read(fd, buffer, sizeof buffer);
+    ssize_t n = ::read(file.fd(), buffer, sizeof buffer);
     if (n < 0 && errno == EINTR) continue;
     if (n < 0) return make_error("{}: cannot read: {}", path, std::strerror(errno));
     if (n == 0) return contents;
@@ -45,7 +40,11 @@ Expected<std::string> read_file(const std::string& path) {
   }
 }
 
-Expected<int> open_regular_file(const std::string& path) {
+RegularFile::~RegularFile() {
+  if (fd_ >= 0) ::close(fd_);
+}
+
+Expected<RegularFile> open_regular_file(const std::string& path) {
   // Non-blocking, so that opening a FIFO without a writer returns instead of waiting.
   int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK);
   if (fd < 0) return make_error("{}: cannot open: {}", path, std::strerror(errno));
@@ -59,7 +58,7 @@ Expected<int> open_regular_file(const std::string& path) {
     refusal = fmt::format("{}: is not a regular file (a FIFO, a device or a socket)", path);
   else if (::fcntl(fd, F_SETFL, ::fcntl(fd, F_GETFL) & ~O_NONBLOCK) != 0)
     refusal = fmt::format("{}: cannot read: {}", path, std::strerror(errno));
-  if (refusal.empty()) return fd;
+  if (refusal.empty()) return RegularFile(fd, static_cast<std::uint64_t>(info.st_size));
   ::close(fd);
   return Error(std::move(refusal));
 }

@@ -34,15 +34,7 @@ CSourceFile function_source(const std::string& symbol, int value) {
               "}\n"};
 }
 
-std::int32_t call_int(const Library& library, const std::string& symbol) {
-  auto function = library.function(symbol);
-  EXPECT_TRUE(function.ok()) << function.error().message();
-  if (!function.ok()) return -1;
-  std::int32_t result = 0;
-  void* args[] = {&result};
-  EXPECT_EQ((*function)(args), 0);
-  return result;
-}
+using testing_c::call_int;
 
 TEST(CCompiler, SecondBuildHitsTheCache) {
   std::string cache = fresh_dir("cache-test");

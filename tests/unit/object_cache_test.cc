@@ -28,14 +28,7 @@ CSourceFile returning(const std::string& symbol, int value) {
 std::int32_t call(const std::string& path, const std::string& symbol) {
   auto library = Library::open(path);
   EXPECT_TRUE(library.ok()) << library.error().message();
-  if (!library.ok()) return -1;
-  auto function = library->function(symbol);
-  EXPECT_TRUE(function.ok()) << function.error().message();
-  if (!function.ok()) return -1;
-  std::int32_t result = 0;
-  void* args[] = {&result};
-  EXPECT_EQ((*function)(args), 0);
-  return result;
+  return library.ok() ? testing_c::call_int(*library, symbol) : -1;
 }
 
 std::string build_error(const std::string& cache) {

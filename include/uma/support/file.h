@@ -4,6 +4,7 @@
 #include <cstdint>
 #include <string>
 #include <string_view>
+#include <utility>
 
 #include "uma/support/error.h"
 
@@ -15,10 +16,26 @@ inline constexpr std::uint64_t kMaxReadBytes = std::uint64_t{8} << 30;
 
 // Reads a regular file (see open_regular_file), or standard input when `path` is "-".
 Expected<std::string> read_file(const std::string& path);
+// A regular file open for reading, closed when the object goes.
+class RegularFile {
+ public:
+  RegularFile(int fd, std::uint64_t size) : fd_(fd), size_(size) {}
+  RegularFile(RegularFile&& other) noexcept
+      : fd_(std::exchange(other.fd_, -1)), size_(other.size_) {}
+  RegularFile& operator=(RegularFile&&) = delete;
+  ~RegularFile();
+  int fd() const { return fd_; }
+  // Its size when opened, as stat gives it (0 for the files of /proc, which have content).
+  std::uint64_t size() const { return size_; }
+
+ private:
+  int fd_;
+  std::uint64_t size_;
+};
+
 // Opens a file for reading, refusing anything but a regular file: a folder, a FIFO (which
-// would wait for a writer), a device such as /dev/zero (which never ends). The caller owns
-// the descriptor.
-Expected<int> open_regular_file(const std::string& path);
+// would wait for a writer), a device such as /dev/zero (which never ends).
+Expected<RegularFile> open_regular_file(const std::string& path);
 // Writes a file, or standard output when `path` is "-".
 Status write_file(const std::string& path, std::string_view contents);
 
