@@ -8,6 +8,7 @@ packages=(
   g++ cmake ninja-build ccache git ca-certificates
   # libraries
   libfmt-dev libcli11-dev nlohmann-json3-dev libonnx-dev libprotobuf-dev protobuf-compiler
+  libssl-dev
   # tests and benchmarks: GoogleTest, Google Benchmark, lit + FileCheck, Python for lit
   libgtest-dev libgmock-dev libbenchmark-dev llvm-15-tools python3
   # ONNX conformance tests and real models, generated at test time with Debian's Python

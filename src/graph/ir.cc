@@ -3,6 +3,8 @@
 
 #include <algorithm>
 
+#include "uma/support/printable.h"
+
 namespace uma {
 
 // ---- Value ----
@@ -59,9 +61,11 @@ std::string Node::location() const {
 }
 
 std::string Node::location(std::size_t position) const {
-  if (!name_.empty()) return fmt::format("node '{}' ({})", name_, op_->name);
+  // Names come from the model: escaped, so that a message cannot carry terminal controls.
+  if (!name_.empty()) return fmt::format("node '{}' ({})", printable(name_), op_->name);
   // Unnamed nodes are named by their position, which is what a reader of the text sees.
-  return fmt::format("node #{} ({}) in function @{}", position, op_->name, function_->name());
+  return fmt::format("node #{} ({}) in function @{}", position, op_->name,
+                     printable(function_->name()));
 }
 
 // ---- Function ----

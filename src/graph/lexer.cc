@@ -6,6 +6,8 @@
 #include <array>
 #include <optional>
 
+#include "uma/support/printable.h"
+
 namespace uma::text {
 namespace {
 
@@ -16,19 +18,6 @@ bool is_id_char(char c) {
   return is_id_start(c) || is_digit(c) || c == '.' || c == '$' || c == '-';
 }
 bool is_shape_char(char c) { return is_letter(c) || is_digit(c) || c == '_' || c == '-'; }
-bool is_printable(unsigned char c) { return c >= 0x20 && c < 0x7f; }
-
-// Bytes outside printable ASCII as \xNN, so error messages stay one clean line.
-std::string printable(std::string_view bytes) {
-  std::string out;
-  for (char c : bytes) {
-    if (is_printable(static_cast<unsigned char>(c)))
-      out += c;
-    else
-      out += fmt::format("\\x{:02X}", static_cast<unsigned char>(c));
-  }
-  return out;
-}
 
 }  // namespace
 

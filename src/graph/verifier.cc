@@ -10,9 +10,13 @@
 //   parser leave them, so kernels and lowering may read them without checks.
 #include "uma/graph/verifier.h"
 
+#include <algorithm>
+#include <tuple>
 #include <unordered_map>
+#include <utility>
 
 #include "uma/graph/builder.h"
+#include "uma/support/printable.h"
 
 namespace uma {
 namespace {
@@ -211,7 +215,8 @@ class FunctionVerifier {
 };
 
 // Depth-first search over the call graph; a callee met again while still on the path
-// closes a cycle, which is reported as the path that forms it.
+// closes a cycle, which is reported as the path that forms it. A function's depth (1, plus
+// its deepest callee's) is known when it leaves the path.
 Status check_call_graph(const Module& module) {
   std::unordered_map<const Function*, std::vector<const Function*>> callees;
   for (const Function* function : module.functions()) {
@@ -221,6 +226,7 @@ Status check_call_graph(const Module& module) {
   }
   enum class State { kOnPath, kDone };
   std::unordered_map<const Function*, State> state;
+  std::unordered_map<const Function*, std::size_t> depth;
   struct Frame {
     const Function* function;
     std::size_t next;
@@ -233,6 +239,17 @@ Status check_call_graph(const Module& module) {
       Frame& frame = path.back();
       const auto& out = callees[frame.function];
       if (frame.next == out.size()) {
+        std::size_t deepest = 0;
+        const Function* through = nullptr;
+        for (const Function* callee : out)
+          if (depth[callee] > deepest)
+            std::tie(deepest, through) = std::pair(depth[callee], callee);
+        if (deepest + 1 > kMaxCallDepth)
+          return make_error(
+              "function @{}: calls nest more than {} functions deep (through @{}); the "
+              "interpreter follows calls on its stack, so a deeper chain is refused",
+              printable(frame.function->name()), kMaxCallDepth, printable(through->name()));
+        depth[frame.function] = deepest + 1;
         state[frame.function] = State::kDone;
         path.pop_back();
         continue;

@@ -200,7 +200,7 @@ void register_conv_computes(ComputeRegistry& registry) {
     UMA_CHECK(registry.add(fmt::format("nn.conv{}d", rank), conv).ok());
     UMA_CHECK(registry.add(fmt::format("nn.conv{}d_transpose", rank), transpose).ok());
   }
-  UMA_CHECK(registry.add("nn.conv2d_packed", OpPattern::kAnchor, conv_packed_rule).ok());
+  UMA_CHECK(registry.add("nn.conv2d_packed", conv_packed_rule).ok());
 }
 
 }  // namespace uma::lower

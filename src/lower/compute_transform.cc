@@ -80,8 +80,10 @@ Expected<std::vector<Stage>> transpose_rule(const Node& node, const std::vector<
       /*injective=*/true);
 }
 
-// Along the axis, the output reads operand k from its first row on: a chain of selects, of
-// which only the taken branch reads its operand. Operands without rows are left out.
+// Along the axis, the output reads operand k from its first row on: a balanced tree of
+// selects (a chain would nest as deep as there are operands, for every pass that walks the
+// expression and for the C compiler), of which only the taken branch reads its operand.
+// Operands without rows are left out.
 Expected<std::vector<Stage>> concatenate_rule(const Node& node, const std::vector<TensorView>& in,
                                               ComputeBuilder&) {
   const std::size_t rank = in[0].shape.size();
@@ -107,10 +109,14 @@ Expected<std::vector<Stage>> concatenate_rule(const Node& node, const std::vecto
           at[axis] = idx[axis] - firsts[k];
           return parts[k].at(at);
         };
-        Expr value = read(parts.size() - 1);
-        for (std::size_t k = parts.size() - 1; k-- > 0;)
-          value = tir::SelectNode::make(idx[axis] < firsts[k + 1], read(k), value);
-        return value;
+        // Operands [begin, end) by halves; the recursion is as deep as log2 of their count.
+        auto pick = [&](auto& self, std::size_t begin, std::size_t end) -> Expr {
+          if (end - begin == 1) return read(begin);
+          std::size_t middle = begin + (end - begin) / 2;
+          return tir::SelectNode::make(idx[axis] < firsts[middle], self(self, begin, middle),
+                                       self(self, middle, end));
+        };
+        return pick(pick, 0, parts.size());
       },
       /*injective=*/true);
 }

@@ -366,7 +366,8 @@ void register_conv_ops(OpRegistry& registry) {
                          {"dilation", AttrKind::Ints, Ints(2, 1)},
                          {"groups", AttrKind::Int, std::int64_t{1}}},
                .infer = infer_conv_packed,
-               .kernel = conv_packed_kernel};
+               .kernel = conv_packed_kernel,
+               .fusion = FusionCategory::kAnchor};
   UMA_CHECK(registry.add(packed).ok(), "op {} registered twice", packed.name);
 }
 

@@ -11,6 +11,7 @@
 #include "uma/graph/ir.h"
 #include "uma/op/cost.h"
 #include "uma/partition/partition.h"
+#include "uma/support/printable.h"
 
 namespace uma {
 namespace {
@@ -36,19 +37,23 @@ std::string format_rejection(const Rejection& r) {
   return text;
 }
 
-// The rejections of the targets that did not get the record, joined by `separator`.
+// The rejections of the targets that did not get the record, joined by `separator`; each
+// made printable (a detail may quote a name from the model).
 std::string other_targets(const NodeRecord& record, std::string_view separator) {
   std::string text;
   for (const Rejection& r : record.rejections) {
     if (r.target == record.target) continue;
     if (!text.empty()) text += separator;
-    text += format_rejection(r);
+    text += printable(format_rejection(r));
   }
   return text;
 }
 
-// Rows of cells as columns two spaces apart; the last column is not padded.
-std::string format_columns(const std::vector<std::vector<std::string>>& rows) {
+// Rows of cells as columns two spaces apart; the last column is not padded. Cells are made
+// printable: names come from the model and must not drive the terminal.
+std::string format_columns(std::vector<std::vector<std::string>> rows) {
+  for (auto& row : rows)
+    for (std::string& cell : row) cell = printable(cell);
   std::vector<std::size_t> widths;
   for (const auto& row : rows) {
     widths.resize(std::max(widths.size(), row.size()));
@@ -319,9 +324,9 @@ std::string PartitionReport::to_dot() const {
       "  node [shape=box, style=filled, fontname=\"Helvetica\"];\n";
   for (const NodeRecord& r : records_) {
     std::string label = std::to_string(r.id);
-    if (!r.name.empty()) label += " " + r.name;
+    if (!r.name.empty()) label += " " + printable(r.name);
     label += "\n" + r.op;
-    if (!r.composite.empty()) label += "\n" + r.composite;
+    if (!r.composite.empty()) label += "\n" + printable(r.composite);
     out += fmt::format("  n{} [label={}, fillcolor=\"{}\"", r.id, dot_quote(label), fill(r.target));
     if (std::string why = other_targets(r, "\n"); !why.empty())
       out += fmt::format(", tooltip={}", dot_quote(why));
@@ -337,7 +342,7 @@ std::string PartitionReport::to_dot() const {
       regions.push_back(r.region);
   for (std::size_t i = 0; i < regions.size(); ++i) {
     out += fmt::format("  subgraph cluster_{} {{\n    label={};\n    style=dashed;\n    ", i,
-                       dot_quote(regions[i]));
+                       dot_quote(printable(regions[i])));
     for (const NodeRecord& r : records_)
       if (r.region == regions[i]) out += fmt::format("n{}; ", r.id);
     out.pop_back();

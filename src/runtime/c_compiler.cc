@@ -3,6 +3,7 @@
 
 #include <fcntl.h>
 #include <spawn.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -124,6 +125,56 @@ Status write_atomically(const std::string& path, std::string_view contents) {
   return Status::success();
 }
 
+// The digest file of a cache entry: the SHA-256 of the entry's bytes, written after it.
+std::string digest_path(const std::string& entry) { return entry + ".sha256"; }
+
+// Whether `entry` is in the cache and its bytes are the ones its digest file names; an
+// entry that is missing its digest, corrupt or replaced is removed, to be built again.
+bool verified_entry(const std::string& entry) {
+  std::error_code error;
+  if (!fs::exists(entry, error)) return false;
+  auto expected = read_file(digest_path(entry));
+  auto actual = sha256_file(entry);
+  if (expected.ok() && actual.ok() && *expected == *actual + "\n") return true;
+  fs::remove(entry, error);
+  fs::remove(digest_path(entry), error);
+  return false;
+}
+
+// Records the digest of an entry just made.
+Status record_digest(const std::string& entry) {
+  UMA_TRY_ASSIGN(std::string digest, sha256_file(entry));
+  return write_atomically(digest_path(entry), digest + "\n");
+}
+
+// Makes the cache folder when missing (its last part private, 0700) and checks that no one
+// else can put code in it: a folder of another user, or one its group or others may write,
+// could hold a planted object or library that the build would load.
+Status prepare_cache_dir(const std::string& dir) {
+  std::error_code error;
+  fs::create_directories(fs::path(dir).parent_path(), error);
+  if (error) return make_error("{}: cannot create the cache folder: {}", dir, error.message());
+  if (::mkdir(dir.c_str(), 0700) != 0 && errno != EEXIST)
+    return make_error("{}: cannot create the cache folder: {}", dir, std::strerror(errno));
+  struct stat info {};
+  if (::stat(dir.c_str(), &info) != 0)
+    return make_error("{}: cannot use the cache folder: {}", dir, std::strerror(errno));
+  if (!S_ISDIR(info.st_mode))
+    return make_error("{}: cannot create the cache folder: it is a file, not a folder", dir);
+  if (info.st_uid != ::geteuid())
+    return make_error(
+        "{}: the cache folder belongs to user {}, not to this user ({}); code another user "
+        "can place there is never loaded (give a folder of your own with --cache-dir)",
+        dir, info.st_uid, ::geteuid());
+  if ((info.st_mode & (S_IWGRP | S_IWOTH)) != 0)
+    return make_error(
+        "{}: the cache folder is writable by its group or by others (mode {:04o}); code "
+        "another user can place there is never loaded (chmod go-w it, or give another "
+        "folder with --cache-dir)",
+        dir, info.st_mode & 07777);
+  return Status::success();
+}
+
 void append(std::vector<std::string>& to, const std::vector<std::string>& from) {
   to.insert(to.end(), from.begin(), from.end());
 }
@@ -235,7 +286,12 @@ std::string default_cache_dir() {
     return (fs::path(xdg) / "uma").string();
   if (const char* home = std::getenv("HOME"); home && home[0] == '/')
     return (fs::path(home) / ".cache" / "uma").string();
-  return (fs::temp_directory_path() / fmt::format("uma-cache-{}", getuid())).string();
+  // A folder of this user's own (prepare_cache_dir makes it 0700 and refuses one that
+  // another user made first).
+  std::error_code error;
+  fs::path temp = fs::temp_directory_path(error);
+  if (error) temp = "/tmp";
+  return (temp / fmt::format("uma-cache-{}", ::geteuid())).string();
 }
 
 CCompiler::CCompiler(CCompilerOptions options) : options_(std::move(options)) {
@@ -295,7 +351,7 @@ Expected<std::string> CCompiler::compile_one(const CSourceFile& source, CachePin
   std::string stem = (fs::path(cache_dir_) / (file_stem(source.name) + "-" + key)).string();
   std::string c_path = stem + ".c", object = stem + ".o";
   pins.pin(object);
-  if (fs::exists(object)) {
+  if (!options_.refresh && verified_entry(object)) {
     touch_cache_file(object);
     ++cache_hits_;
     return object;
@@ -312,6 +368,7 @@ Expected<std::string> CCompiler::compile_one(const CSourceFile& source, CachePin
   }
   fs::rename(temporary, object, error);
   if (error) return make_error("{}: cannot write: {}", object, error.message());
+  UMA_TRY(record_digest(object));
   ++compiled_;
   return object;
 }
@@ -323,10 +380,7 @@ Expected<std::vector<std::string>> CCompiler::compile(const std::vector<CSourceF
 
 Expected<std::vector<std::string>> CCompiler::compile(const std::vector<CSourceFile>& sources,
                                                       CachePins& pins) {
-  std::error_code error;
-  fs::create_directories(cache_dir_, error);
-  if (error)
-    return make_error("{}: cannot create the cache folder: {}", cache_dir_, error.message());
+  UMA_TRY(prepare_cache_dir(cache_dir_));
   compiler_identity();  // once, before the workers start
   if (auto command = compile_command(); !command.ok()) return command.error();
   trim_cache();
@@ -366,7 +420,7 @@ Expected<std::string> CCompiler::link(const std::vector<std::string>& objects,
                           .add(joined(options_.libraries))
                           .hex();
     library = (fs::path(cache_dir_) / ("lib" + key + ".so")).string();
-    if (fs::exists(library)) {
+    if (!options_.refresh && verified_entry(library)) {
       touch_cache_file(library);
       ++link_cache_hits_;
       return library;
@@ -391,6 +445,7 @@ Expected<std::string> CCompiler::link(const std::vector<std::string>& objects,
   // A rename gives the library a new file, so a process that loaded the old one keeps it.
   fs::rename(temporary, library, error);
   if (error) return make_error("{}: cannot write: {}", library, error.message());
+  if (output.empty()) UMA_TRY(record_digest(library));
   ++linked_;
   return library;
 }

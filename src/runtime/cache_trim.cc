@@ -32,7 +32,7 @@ std::multiset<std::string>& pinned() {
 std::string normal(const std::string& path) { return fs::path(path).lexically_normal().string(); }
 
 bool is_hex(std::string_view text) {
-  return text.size() == 16 && std::all_of(text.begin(), text.end(), [](char c) {
+  return text.size() == 64 && std::all_of(text.begin(), text.end(), [](char c) {
            return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f');
          });
 }
@@ -44,11 +44,16 @@ bool is_stem(std::string_view text) {
   });
 }
 
-// The names CCompiler gives cache files: <stem>-<hash>.c, <stem>-<hash>.o, lib<hash>.so.
+// The names CCompiler gives cache files: <stem>-<hash>.c, <stem>-<hash>.o, lib<hash>.so,
+// and the digest files of the last two, <entry>.sha256.
 bool is_cache_file_name(std::string_view name) {
   auto ends_with = [&](std::string_view suffix) {
     return name.size() > suffix.size() && name.substr(name.size() - suffix.size()) == suffix;
   };
+  if (ends_with(".sha256")) {
+    name.remove_suffix(7);
+    if (name.ends_with(".c")) return false;
+  }
   if (name.starts_with("lib") && ends_with(".so")) return is_hex(name.substr(3, name.size() - 6));
   if (!ends_with(".c") && !ends_with(".o")) return false;
   std::string_view base = name.substr(0, name.size() - 2);

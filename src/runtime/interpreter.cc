@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <new>
 #include <random>
 #include <unordered_map>
 #include <unordered_set>
@@ -187,8 +188,15 @@ Expected<std::vector<RuntimeValue>> Interpreter::run_kernel(
   std::vector<Type> result_types;
   for (const Value* result : node.results()) result_types.push_back(result->type());
 
-  UMA_TRY_ASSIGN(std::vector<TensorPtr> tensors,
-                 node.op().kernel(inputs, node.attrs(), result_types));
+  // A budget check (uma/runtime/memory_budget.h) refuses values larger than the machine;
+  // the allocator may still fail on what fits in the budget but not in free memory.
+  Expected<std::vector<TensorPtr>> computed = make_error("no result");
+  try {
+    computed = node.op().kernel(inputs, node.attrs(), result_types);
+  } catch (const std::bad_alloc&) {
+    return make_error("out of memory in the kernel of op {}", node.op_name());
+  }
+  UMA_TRY_ASSIGN(std::vector<TensorPtr> tensors, std::move(computed));
   // A kernel that disagrees with its op's inference would poison every comparison made
   // against the interpreter; report it rather than trusting it.
   if (tensors.size() != result_types.size())

@@ -188,8 +188,17 @@ Expected<HostBuild> build_program(const Module& module, const HostBuildOptions& 
   if (!generated.files.empty()) {
     UMA_TRY_ASSIGN(std::string path, compiler.build_shared_library(generated.files));
     timer.stage("compile");
-    UMA_TRY_ASSIGN(runtime::Library library, runtime::Library::open(path));
-    auto shared_library = std::make_shared<const runtime::Library>(std::move(library));
+    Expected<runtime::Library> library = runtime::Library::open(path);
+    if (!library) {
+      // A cached library that matches its digest but does not load (built by a compiler
+      // since broken, say) is built anew once, rather than failing every build from now on.
+      compiler_options.refresh = true;
+      UMA_TRY_ASSIGN(path,
+                     runtime::CCompiler(compiler_options).build_shared_library(generated.files));
+      library = runtime::Library::open(path);
+    }
+    if (!library) return library.error();
+    auto shared_library = std::make_shared<const runtime::Library>(std::move(*library));
     for (std::size_t c = 0; c < program.calls.size(); ++c) {
       runtime::HostCall& call = program.calls[c];
       std::size_t callee = planned.callee[c];

@@ -5,7 +5,24 @@
 
 #include <fmt/format.h>
 
+#include <exception>
+
 namespace uma {
+namespace {
+
+// What a call into the plugin returned, or the exception it threw as an error.
+template <typename F>
+auto call_plugin(F&& call, std::string_view what) -> Expected<decltype(call())> {
+  try {
+    return call();
+  } catch (const std::exception& error) {
+    return make_error("{} threw an exception: {}", what, error.what());
+  } catch (...) {
+    return make_error("{} threw an exception that is not a std::exception", what);
+  }
+}
+
+}  // namespace
 
 Status load_plugin(Context& context, const std::string& path) {
   auto fail = [&](std::string message) {
@@ -19,29 +36,39 @@ Status load_plugin(Context& context, const std::string& path) {
     const char* why = dlerror();
     return fail(fmt::format("cannot be loaded: {}", why != nullptr ? why : "unknown error"));
   }
+  auto refuse = [&](std::string message) {
+    dlclose(handle);
+    return fail(std::move(message));
+  };
   using Entry = const PluginInfo* (*)();
   auto entry = reinterpret_cast<Entry>(dlsym(handle, kPluginEntryPoint));
-  if (entry == nullptr) {
-    dlclose(handle);
-    return fail(fmt::format("has no entry point '{}': not a uma plugin (define it with UMA_PLUGIN)",
-                            kPluginEntryPoint));
-  }
-  const PluginInfo* info = entry();
-  if (info == nullptr || info->api_version != kPluginApiVersion ||
-      info->register_backends == nullptr) {
-    std::string why =
-        info == nullptr ? "its entry point returned no plugin information"
-        : info->api_version != kPluginApiVersion
-            ? fmt::format("built for plugin API version {}; this uma loads version {}",
-                          info->api_version, kPluginApiVersion)
-            : std::string("it has no registration function");
-    dlclose(handle);
-    return fail(why);
-  }
+  if (entry == nullptr)
+    return refuse(
+        fmt::format("has no entry point '{}': not a uma plugin (define it with UMA_PLUGIN)",
+                    kPluginEntryPoint));
+  // Read, not called: a plugin of another version runs none of its functions.
+  auto version = static_cast<const std::uint32_t*>(dlsym(handle, kPluginVersionSymbol));
+  if (version == nullptr)
+    return refuse(
+        fmt::format("has no '{}': built for a plugin API before version 3; this uma "
+                    "loads version {}",
+                    kPluginVersionSymbol, kPluginApiVersion));
+  if (*version != kPluginApiVersion)
+    return refuse(fmt::format("built for plugin API version {}; this uma loads version {}",
+                              *version, kPluginApiVersion));
+  Expected<const PluginInfo*> info = call_plugin(entry, "its entry point");
+  if (!info) return refuse(info.error().message());
+  if (*info == nullptr) return refuse("its entry point returned no plugin information");
+  if ((*info)->api_version != kPluginApiVersion)
+    return refuse(fmt::format("its entry point gives plugin API version {}, its constant {}",
+                              (*info)->api_version, *version));
+  if ((*info)->register_backends == nullptr) return refuse("it has no registration function");
   // Never closed from here on: the backends it registers run its code.
-  Status registered = info->register_backends(context);
-  if (!registered)
-    return fail(fmt::format("registering its backends failed: {}", registered.error().message()));
+  Expected<Status> registered =
+      call_plugin([&] { return (*info)->register_backends(context); }, "its registration");
+  if (!registered) return fail(registered.error().message());
+  if (!*registered)
+    return fail(fmt::format("registering its backends failed: {}", registered->error().message()));
   return Status::success();
 }
 

@@ -6,7 +6,7 @@
 #include <limits>
 #include <optional>
 
-#include "uma/lower/compute.h"
+#include "uma/op/op_registry.h"
 #include "uma/op/cost.h"
 
 namespace uma {
@@ -44,15 +44,13 @@ std::optional<OpFamily> node_family(const Node& node) {
       op == "nn.instance_norm")
     return OpFamily::kSoftmaxNorm;
   if (op.find("pool") != std::string_view::npos) return OpFamily::kPool;
-  const lower::ComputeDef* compute = lower::default_computes().find(op);
-  if (compute == nullptr) return OpFamily::kOther;
-  switch (compute->pattern) {
-    case lower::OpPattern::kElementwise:
+  switch (node.op().fusion) {
+    case FusionCategory::kElementwise:
       return OpFamily::kElementwise;
-    case lower::OpPattern::kInjective:
+    case FusionCategory::kInjective:
       return OpFamily::kLayout;
-    case lower::OpPattern::kAnchor:
-    case lower::OpPattern::kOpaque:
+    case FusionCategory::kAnchor:
+    case FusionCategory::kOpaque:
       break;
   }
   return OpFamily::kOther;

@@ -34,15 +34,7 @@ CSourceFile function_source(const std::string& symbol, int value) {
               "}\n"};
 }
 
-std::int32_t call_int(const Library& library, const std::string& symbol) {
-  auto function = library.function(symbol);
-  EXPECT_TRUE(function.ok()) << function.error().message();
-  if (!function.ok()) return -1;
-  std::int32_t result = 0;
-  void* args[] = {&result};
-  EXPECT_EQ((*function)(args), 0);
-  return result;
-}
+using testing_c::call_int;
 
 TEST(CCompiler, SecondBuildHitsTheCache) {
   std::string cache = fresh_dir("cache-test");
@@ -208,9 +200,12 @@ TEST(CCompiler, TheCacheIsTrimmedLeastRecentlyUsedFirst) {
   // cache did not name are not its own, however old or large.
   fs::path cache = fresh_dir("trim-test");
   const std::size_t kib = 1024;
-  write_aged(cache / "oldest-0000000000000001.o", 100 * kib, std::chrono::hours(3));
-  write_aged(cache / "older-0000000000000002.c", 100 * kib, std::chrono::hours(2));
-  write_aged(cache / "lib0000000000000003.so", 100 * kib, std::chrono::hours(1));
+  write_aged(cache / "oldest-0000000000000000000000000000000000000000000000000000000000000001.o",
+             100 * kib, std::chrono::hours(3));
+  write_aged(cache / "older-0000000000000000000000000000000000000000000000000000000000000002.c",
+             100 * kib, std::chrono::hours(2));
+  write_aged(cache / "lib0000000000000000000000000000000000000000000000000000000000000003.so",
+             100 * kib, std::chrono::hours(1));
   write_aged(cache / "notes.txt", 300 * kib, std::chrono::hours(9));
   write_aged(cache / "other-123.o", 300 * kib, std::chrono::hours(9));
   CCompiler compiler({.cache_dir = cache.string(), .max_cache_bytes = 250 * kib});
@@ -219,9 +214,12 @@ TEST(CCompiler, TheCacheIsTrimmedLeastRecentlyUsedFirst) {
   // Before compiling: 300 KiB of cache files, so the oldest goes; then the new object and
   // library fit.
   EXPECT_EQ(compiler.stats().evicted, 1u);
-  EXPECT_FALSE(fs::exists(cache / "oldest-0000000000000001.o"));
+  EXPECT_FALSE(fs::exists(
+      cache / "oldest-0000000000000000000000000000000000000000000000000000000000000001.o"));
   for (const char* kept :
-       {"older-0000000000000002.c", "lib0000000000000003.so", "notes.txt", "other-123.o"})
+       {"older-0000000000000000000000000000000000000000000000000000000000000002.c",
+        "lib0000000000000000000000000000000000000000000000000000000000000003.so", "notes.txt",
+        "other-123.o"})
     EXPECT_TRUE(fs::exists(cache / kept)) << kept;
   {
     auto library = Library::open(*path);
@@ -230,7 +228,8 @@ TEST(CCompiler, TheCacheIsTrimmedLeastRecentlyUsedFirst) {
   }
 
   // A cache hit makes a file the most recently used: trimming takes it last.
-  write_aged(cache / "newer-0000000000000004.o", 100 * kib, std::chrono::hours(0));
+  write_aged(cache / "newer-0000000000000000000000000000000000000000000000000000000000000004.o",
+             100 * kib, std::chrono::hours(0));
   fs::last_write_time(*path, fs::file_time_type::clock::now() - std::chrono::hours(5));
   CCompiler unbounded({.cache_dir = cache.string(), .max_cache_bytes = 0});
   ASSERT_TRUE(unbounded.build_shared_library({function_source("trimmed", 7)}).ok());
@@ -239,9 +238,12 @@ TEST(CCompiler, TheCacheIsTrimmedLeastRecentlyUsedFirst) {
   CCompiler tight({.cache_dir = cache.string(), .max_cache_bytes = 150 * kib});
   ASSERT_TRUE(tight.compile({}).ok());
   EXPECT_TRUE(fs::exists(*path));
-  EXPECT_TRUE(fs::exists(cache / "newer-0000000000000004.o"));
-  EXPECT_FALSE(fs::exists(cache / "older-0000000000000002.c"));
-  EXPECT_FALSE(fs::exists(cache / "lib0000000000000003.so"));
+  EXPECT_TRUE(fs::exists(
+      cache / "newer-0000000000000000000000000000000000000000000000000000000000000004.o"));
+  EXPECT_FALSE(fs::exists(
+      cache / "older-0000000000000000000000000000000000000000000000000000000000000002.c"));
+  EXPECT_FALSE(
+      fs::exists(cache / "lib0000000000000000000000000000000000000000000000000000000000000003.so"));
 }
 
 TEST(CCompiler, TrimmingNeverRemovesALibraryThatIsLoaded) {
@@ -302,9 +304,11 @@ TEST(Library, MissingFilesAndSymbolsAreClearErrors) {
 
 TEST(ContentHash, SeparatesPartsAndIsStable) {
   EXPECT_EQ(ContentHash().add("abc").hex(), ContentHash().add("abc").hex());
-  EXPECT_NE(ContentHash().add("ab").add("c").value(), ContentHash().add("a").add("bc").value());
-  EXPECT_NE(ContentHash().add("abc").value(), ContentHash().add("abd").value());
-  EXPECT_EQ(ContentHash().add("").hex().size(), 16u);
+  EXPECT_NE(ContentHash().add("ab").add("c").hex(), ContentHash().add("a").add("bc").hex());
+  EXPECT_NE(ContentHash().add("abc").hex(), ContentHash().add("abd").hex());
+  EXPECT_EQ(ContentHash().add("").hex().size(), 64u);
+  // SHA-256 itself, on the FIPS 180-2 example.
+  EXPECT_EQ(sha256_hex("abc"), "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad");
 }
 
 }  // namespace

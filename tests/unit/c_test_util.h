@@ -14,6 +14,18 @@
 
 namespace uma::testing_c {
 
+// Calls `symbol`, a function that stores an int32 through its first argument; -1 (after a
+// test failure) when the library lacks it.
+inline std::int32_t call_int(const runtime::Library& library, const std::string& symbol) {
+  auto function = library.function(symbol);
+  EXPECT_TRUE(function.ok()) << function.error().message();
+  if (!function.ok()) return -1;
+  std::int32_t result = 0;
+  void* args[] = {&result};
+  EXPECT_EQ((*function)(args), 0);
+  return result;
+}
+
 // An empty folder of the test's own under the test temp folder.
 inline std::string fresh_dir(const std::string& name) {
   namespace fs = std::filesystem;

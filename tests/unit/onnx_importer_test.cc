@@ -666,7 +666,7 @@ TEST(OnnxImporterTest, FileErrors) {
             "/nonexistent/model.onnx: cannot open: No such file or directory");
   auto folder = import_onnx_file(context, ::testing::TempDir());
   ASSERT_FALSE(folder.ok());
-  EXPECT_EQ(folder.error().message(), ::testing::TempDir() + ": is a folder, not a model file");
+  EXPECT_EQ(folder.error().message(), ::testing::TempDir() + ": is a folder, not a file");
 }
 
 TEST(OnnxImporterTest, ListsSupportedOps) {

@@ -66,7 +66,10 @@ TEST(PluginTest, BadPluginsAreClearErrors) {
   Context context;
   EXPECT_EQ(load_error(context, plugin("old_version")),
             "plugin '" + plugin("old_version") +
-                "': built for plugin API version 3; this uma loads version 2");
+                "': built for plugin API version 4; this uma loads version 3");
+  EXPECT_EQ(load_error(context, plugin("throwing")),
+            "plugin '" + plugin("throwing") +
+                "': its registration threw an exception: the driver is not installed");
   EXPECT_EQ(load_error(context, plugin("no_entry")),
             "plugin '" + plugin("no_entry") +
                 "': has no entry point 'uma_plugin_entry': not a uma plugin (define it with "

@@ -18,5 +18,7 @@ void add_bench_command(CLI::App& app, int& exit_code);
 // Prints an error to standard error as "error: <message>", unless the message already
 // starts with a "file:line:column: error:" location, which editors jump to.
 void report(const Error& error);
+// Reports an exception that reached main, naming the command that was running.
+void report_exception(const CLI::App& app, std::string_view what);
 
 }  // namespace uma::tool

@@ -6,6 +6,7 @@
 #include <sstream>
 
 #include "uma/partition/report.h"
+#include "uma/support/printable.h"
 #include "uma/uma/context.h"
 
 namespace uma::tool {
@@ -22,7 +23,8 @@ void print_offload(const build::HostBuild& built) {
   }
   for (const auto& [target, functions] : by_target) {
     std::string names;
-    for (const std::string& name : functions) names += (names.empty() ? "@" : ", @") + name;
+    for (const std::string& name : functions)
+      names += (names.empty() ? "@" : ", @") + printable(name);
     std::cout << fmt::format("offload: {} runs {} function(s): {}\n", target, functions.size(),
                              names);
   }

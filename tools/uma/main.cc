@@ -1,9 +1,13 @@
 // The uma command-line tool.
 #include "commands.h"
 
+#include <fmt/format.h>
+
 #include <cctype>
 #include <iostream>
 #include <string_view>
+
+#include "uma/support/printable.h"
 
 namespace uma::tool {
 namespace {
@@ -31,7 +35,13 @@ bool has_location(std::string_view message) {
 
 void report(const Error& error) {
   if (!has_location(error.message())) std::cerr << "error: ";
-  std::cerr << error.message() << "\n";
+  std::cerr << printable_lines(error.message()) << "\n";
+}
+
+void report_exception(const CLI::App& app, std::string_view what) {
+  std::string command = "uma";
+  for (const CLI::App* sub : app.get_subcommands()) command += " " + sub->get_name();
+  report(Error(fmt::format("{}: stopped by an unexpected exception: {}", command, what)));
 }
 
 }  // namespace uma::tool
@@ -47,11 +57,19 @@ int main(int argc, char** argv) {
   uma::tool::add_partition_command(app, exit_code);
   uma::tool::add_lower_command(app, exit_code);
   uma::tool::add_bench_command(app, exit_code);
+  // Errors are values throughout, but the standard library reports a few as exceptions
+  // (allocation, filesystem, a plugin's or a backend's own code): never an abort.
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& error) {
     // Printed as CLI11 does (--help on standard output); any other parse error is bad usage.
     return app.exit(error) == 0 ? 0 : 2;
+  } catch (const std::exception& error) {
+    uma::tool::report_exception(app, error.what());
+    return 1;
+  } catch (...) {
+    uma::tool::report_exception(app, "an exception that is not a std::exception");
+    return 1;
   }
   return exit_code;
 }

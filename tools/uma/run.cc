@@ -13,8 +13,10 @@
 #include "model_io.h"
 #include "uma/runtime/compare.h"
 #include "uma/runtime/interpreter.h"
+#include "uma/runtime/memory_budget.h"
 #include "uma/runtime/npy.h"
 #include "uma/support/file.h"
+#include "uma/support/printable.h"
 
 namespace uma::tool {
 namespace {
@@ -35,6 +37,7 @@ struct RunOptions {
   double check_atol = kCheckAtol;
   CompileOptions compile;
   std::vector<std::string> plugins;
+  std::uint64_t memory_budget = 0;  // 0: the machine's memory
 };
 
 // The first `limit` elements, row-major, and the count of those left out.
@@ -79,7 +82,7 @@ Expected<std::vector<TensorPtr>> make_inputs(const Function& main, const RunOpti
     const Value* param = main.param(index);
     if (!(Type(tensor->type()) == param->type()))
       return make_error("{}: holds {}, but input {} (%{}) is {}", path,
-                        to_string(Type(tensor->type())), index, param->name(),
+                        to_string(Type(tensor->type())), index, printable(param->name()),
                         to_string(param->type()));
     inputs[index] = std::move(tensor);
     given[index] = true;
@@ -87,8 +90,8 @@ Expected<std::vector<TensorPtr>> make_inputs(const Function& main, const RunOpti
   }
   for (std::size_t i = 0; i < main.num_params(); ++i) {
     const Value* p = main.param(i);
-    std::cout << fmt::format("input {} %{}: {}, {}\n", i, p->name(), to_string(p->type()),
-                             sources[i]);
+    std::cout << fmt::format("input {} %{}: {}, {}\n", i, printable(p->name()),
+                             to_string(p->type()), sources[i]);
   }
   return inputs;
 }
@@ -188,6 +191,8 @@ Expected<int> run(const RunOptions& options) {
   Context context;
   UMA_TRY(prepare_context(context, options.plugins));
   UMA_TRY_ASSIGN(auto module, load_model(context, options.model, options.input_shapes));
+  UMA_TRY(runtime::check_memory_budget(
+      *module, options.memory_budget ? options.memory_budget : runtime::default_memory_budget()));
   const Function* main = module->find_function("main");
   if (main == nullptr)
     return make_error("{}: the module has no function @main to run", options.model);
@@ -259,6 +264,9 @@ void add_run_command(CLI::App& app, int& exit_code) {
   cmd->add_option("--emit-c", options->compile.emit_c,
                   "Compiled: write the build's C files to this folder before compiling them");
   add_compile_options(*cmd, options->compile);
+  cmd->add_option("--memory-budget", options->memory_budget,
+                  "Refuse a model with a value of more bytes than this, before running it "
+                  "(default: the machine's physical memory)");
   add_plugin_option(*cmd, options->plugins);
   cmd->callback([options, &exit_code] {
     const CompileOptions& compile = options->compile;

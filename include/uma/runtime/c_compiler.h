@@ -1,8 +1,14 @@
 // Builds generated C into a shared library with the system C compiler.
 //
 // Each source is written to the cache folder as `<name>-<hash>.c` and compiled to
-// `<name>-<hash>.o`, where the hash covers the source, the compiler (its command and its
-// --version output) and the flags: a source compiled before is not compiled again. The
+// `<name>-<hash>.o`, where the hash (SHA-256) covers the source, the compiler (its command
+// and its --version output, and what -march=native resolves to) and the flags: a source
+// compiled before is not compiled again. Each object and cached library has a digest file
+// beside it (`<entry>.sha256`, the SHA-256 of its bytes, written after it); an entry is used
+// only when its bytes match its digest, and one that does not (corrupt, replaced, or
+// without a digest) is removed and built again. The cache folder must belong to the user
+// and not be writable by its group or others: it is refused otherwise, since the build
+// loads code from it. The folder is made 0700 when missing. The
 // objects are linked into a shared library (by default also in the cache folder, named by
 // the hash of its objects and link flags, so rebuilding the same code reuses it and a
 // changed library never overwrites one that a process has loaded). Sources compile in
@@ -69,6 +75,9 @@ struct CCompilerOptions {
   std::uint64_t max_cache_bytes = std::uint64_t{512} << 20;
   // Compiler processes at once; 0 means the number of hardware threads.
   unsigned jobs = 0;
+  // Compiles and links anew, replacing what the cache holds (after a cached library failed
+  // to load).
+  bool refresh = false;
 };
 
 // Writes each source to `dir` (made when missing) as <name>.c, the name made a file name as
@@ -88,7 +97,8 @@ Expected<std::string> resolve_native_cpu(const std::string& compiler);
 Expected<std::vector<std::string>> cpu_flags(const std::string& cpu,
                                              const std::vector<std::string>& features);
 
-// $XDG_CACHE_HOME/uma, else $HOME/.cache/uma, else a folder under the system's temp folder.
+// $XDG_CACHE_HOME/uma, else $HOME/.cache/uma, else uma-cache-<uid> under the system's temp
+// folder (made 0700; refused when another user made it first).
 std::string default_cache_dir();
 
 // Counts since the compiler was made (what tests check, instead of timing).

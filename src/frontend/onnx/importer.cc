@@ -25,6 +25,7 @@
 #include "uma/frontend/onnx/tensor_proto.h"
 #include "uma/graph/fold.h"
 #include "uma/graph/pass.h"
+#include "uma/support/file.h"
 
 namespace uma {
 namespace {
@@ -422,25 +423,17 @@ Expected<std::unique_ptr<Module>> import_onnx_bytes(Context& context, std::strin
 
 Expected<std::unique_ptr<Module>> import_onnx_file(Context& context, const std::string& path,
                                                    const OnnxImportOptions& options) {
-  int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
-  if (fd < 0) return make_error("{}: cannot open: {}", path, std::strerror(errno));
-  struct Closer {
-    int fd;
-    ~Closer() { ::close(fd); }
-  } closer{fd};
-  struct stat info {};
-  if (::fstat(fd, &info) != 0) return make_error("{}: cannot read: {}", path, std::strerror(errno));
-  if (S_ISDIR(info.st_mode)) return make_error("{}: is a folder, not a model file", path);
-  if (info.st_size > kMaxProtoBytes)
+  UMA_TRY_ASSIGN(RegularFile file, open_regular_file(path));
+  if (file.size() > static_cast<std::uint64_t>(kMaxProtoBytes))
     return make_error(
         "{}: the file is {} bytes; protobuf cannot parse 2 GB or more, so a model "
         "this large must keep its tensors in external data files",
-        path, info.st_size);
+        path, file.size());
   onnx::ModelProto model;
   {
     // Parsed straight from the file: the bytes are never all in memory beside the proto.
-    google::protobuf::io::FileInputStream file(fd);
-    google::protobuf::io::CodedInputStream stream(&file);
+    google::protobuf::io::FileInputStream stream_file(file.fd());
+    google::protobuf::io::CodedInputStream stream(&stream_file);
     stream.SetTotalBytesLimit(static_cast<int>(kMaxProtoBytes));
     if (!model.ParseFromCodedStream(&stream) || !stream.ConsumedEntireMessage())
       return make_error("{}: not an ONNX model (the protobuf does not parse)", path);

@@ -16,6 +16,8 @@
 //     pointwise ops, but never two anchors in one group;
 //   * an opaque op is a group of its own (an op with no compute rule is opaque, so nothing
 //     is grouped that lowering cannot compile);
+//   * a group holds at most kMaxGroupNodes nodes: lowering inlines a group's pointwise ops
+//     into one expression, and the passes after it walk expressions recursively;
 //   so within a group, every result but the last node's is read only inside it;
 // - a constant of at most kMaxImmediateElements elements is bound into each group that reads
 //   it; larger ones stay in the host and are passed as arguments;
@@ -25,12 +27,16 @@
 #include <algorithm>
 #include <deque>
 #include <unordered_map>
+#include <utility>
 
 #include "uma/graph/outline.h"
 #include "uma/graph/pass.h"
 
 namespace uma {
 namespace {
+
+// Deep enough for any fusion a model gains from; it bounds the depth of a group's expression.
+constexpr std::size_t kMaxGroupNodes = 256;
 
 bool is_host_function(const Function& function) {
   const AttrMap& attrs = function.attrs();
@@ -79,9 +85,12 @@ class Grouper {
   }
 
  private:
+  // Compresses the path it walks, so that finding stays cheap however long the merges chain.
   Group* find(Group* group) {
-    while (group->merged_into != nullptr) group = group->merged_into;
-    return group;
+    Group* root = group;
+    while (root->merged_into != nullptr) root = root->merged_into;
+    while (group != root) group = std::exchange(group->merged_into, root);
+    return root;
   }
 
   // The open group whose tail produced `value` and whose tail's results only `reader` reads.
@@ -114,7 +123,9 @@ class Grouper {
       bool joins = category == FusionCategory::kAnchor
                        ? producer->all_injective
                        : is_pointwise(category) && !(producer->has_anchor && group->has_anchor);
-      if (!joins) continue;
+      if (!joins || producer->nodes.size() + group->nodes.size() > kMaxGroupNodes) continue;
+      // The smaller list moves into the larger one, so a long chain merges in linear time.
+      if (producer->nodes.size() > group->nodes.size()) std::swap(producer->nodes, group->nodes);
       group->nodes.insert(group->nodes.end(), producer->nodes.begin(), producer->nodes.end());
       group->has_anchor |= producer->has_anchor;
       group->all_injective &= producer->all_injective;
