@@ -6,8 +6,8 @@
 #include <limits>
 #include <optional>
 
-#include "uma/op/op_registry.h"
 #include "uma/op/cost.h"
+#include "uma/op/op_registry.h"
 
 namespace uma {
 namespace {
@@ -29,8 +29,10 @@ OpFamily conv_family(const Node& node) {
   if (node.attrs().has("groups") && node.attrs().get_int("groups") > 1 && weight.size() > 1 &&
       weight[1] == 1)
     return OpFamily::kDepthwise;
+  // A packed weight, (O / b, C, kh, kw, b), ends with its block of output channels.
+  auto kernel_end = weight.end() - (node.is_op("nn.conv2d_packed") && !weight.empty() ? 1 : 0);
   bool one_by_one = std::all_of(weight.begin() + std::min<std::size_t>(2, weight.size()),
-                                weight.end(), [](std::int64_t extent) { return extent == 1; });
+                                kernel_end, [](std::int64_t extent) { return extent == 1; });
   return one_by_one ? OpFamily::kConv1x1 : OpFamily::kConvKxK;
 }
 

@@ -114,5 +114,19 @@ TEST_F(ProfileTest, AFunctionOfElementwiseAndLayoutOpsIsElementwise) {
   EXPECT_EQ(function_family(layout), OpFamily::kLayout);
 }
 
+TEST_F(ProfileTest, APackedConvolutionIsOfItsKernelsFamily) {
+  // The weight (O / 16, C, kh, kw, 16) that the host's pack-conv-weights makes.
+  Value* x = main.add_param(tensor({1, 4, 8, 8}), "x");
+  Value* one = b.value("nn.conv2d_packed", {x, b.constant(filled({2, 4, 1, 1, 16}, 0.1))});
+  main.set_outputs({one});
+  EXPECT_EQ(function_family(main), OpFamily::kConv1x1);
+  Function& three = *module.add_function("three").value();
+  Builder tb(three);
+  Value* y = three.add_param(tensor({1, 4, 8, 8}), "y");
+  three.set_outputs(
+      {tb.value("nn.conv2d_packed", {y, tb.constant(filled({2, 4, 3, 3, 16}, 0.1))})});
+  EXPECT_EQ(function_family(three), OpFamily::kConvKxK);
+}
+
 }  // namespace
 }  // namespace uma
