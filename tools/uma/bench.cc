@@ -185,15 +185,7 @@ void add_bench_command(CLI::App& app, int& exit_code) {
                   "Write the figures (every run's time, the profile) to this file as JSON");
   add_compile_options(*cmd, options->compile);
   add_plugin_option(*cmd, options->plugins);
-  cmd->callback([options, &exit_code] {
-    Expected<int> status = bench(*options);
-    if (!status) {
-      report(status.error());
-      exit_code = 1;
-      return;
-    }
-    exit_code = *status;
-  });
+  cmd->callback([options, &exit_code] { exit_code = exit_code_of(bench(*options)); });
 }
 
 }  // namespace uma::tool

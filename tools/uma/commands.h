@@ -18,6 +18,8 @@ void add_bench_command(CLI::App& app, int& exit_code);
 // Prints an error to standard error as "error: <message>", unless the message already
 // starts with a "file:line:column: error:" location, which editors jump to.
 void report(const Error& error);
+// A command's exit code: its own, or 1 after reporting its error.
+int exit_code_of(const Expected<int>& status);
 // Reports an exception that reached main, naming the command that was running.
 void report_exception(const CLI::App& app, std::string_view what);
 

@@ -38,6 +38,12 @@ void report(const Error& error) {
   std::cerr << printable_lines(error.message()) << "\n";
 }
 
+int exit_code_of(const Expected<int>& status) {
+  if (status) return *status;
+  report(status.error());
+  return 1;
+}
+
 void report_exception(const CLI::App& app, std::string_view what) {
   std::string command = "uma";
   for (const CLI::App* sub : app.get_subcommands()) command += " " + sub->get_name();

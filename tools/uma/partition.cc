@@ -164,15 +164,7 @@ void add_partition_command(CLI::App& app, int& exit_code) {
                 "random inputs, and exit 1 unless the outputs are bit-identical");
   cmd->add_option("--seed", options->seed, "Seed of the random inputs of --check");
   add_plugin_option(*cmd, options->plugins);
-  cmd->callback([options, &exit_code] {
-    Expected<int> status = partition_command(*options);
-    if (!status) {
-      report(status.error());
-      exit_code = 1;
-      return;
-    }
-    exit_code = *status;
-  });
+  cmd->callback([options, &exit_code] { exit_code = exit_code_of(partition_command(*options)); });
 }
 
 }  // namespace uma::tool

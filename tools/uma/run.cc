@@ -273,13 +273,7 @@ void add_run_command(CLI::App& app, int& exit_code) {
     if (options->check || !compile.targets.empty() || !compile.print_after.empty() ||
         compile.timing || !compile.emit_c.empty())
       options->compiled = true;
-    Expected<int> status = run(*options);
-    if (!status) {
-      report(status.error());
-      exit_code = 1;
-      return;
-    }
-    exit_code = *status;
+    exit_code = exit_code_of(run(*options));
   });
 }
 
