@@ -11,6 +11,7 @@
 // input element is a broadcast, the weights one vector load. Knobs come from the CPU's
 // lanes and the shapes, never from a model.
 #include <algorithm>
+#include <optional>
 
 #include "cpu.h"
 #include "uma/tir/functor.h"
@@ -52,16 +53,22 @@ std::int64_t largest_divisor(std::int64_t n, std::int64_t limit) {
 Status schedule_conv2d(Schedule& s, const BlockRef& conv, const Target& target) {
   UMA_TRY_ASSIGN(tir::Stmt stmt, s.block_stmt(conv, "schedule_conv2d"));
   const auto& block = *stmt.as<tir::BlockNode>();
-  // Only the packed form, accumulating into a buffer of its own that an epilogue reads.
+  // Only the packed form, writing one buffer.
   if (block.reads.size() < 2 || block.reads[1]->shape.size() != 5 || block.writes.size() != 1)
     return Status::success();
   const tir::Buffer& weight = block.reads[1];
   auto lanes = tir::as_const_int(weight->shape[4]);
   if (!lanes || block.writes[0]->dtype != DType::f32) return Status::success();
 
-  UMA_TRY_ASSIGN(std::vector<LoopRef> loops, s.get_loops(conv));
-  auto c = named(loops, "c"), h = named(loops, "h"), w = named(loops, "w");
-  auto rc = named(loops, "rc"), rh = named(loops, "rh"), rw = named(loops, "rw");
+  // Lowering's loops by name (cache_write below rebuilds them).
+  std::optional<LoopRef> c, h, w, rc, rh, rw;
+  auto find_loops = [&]() -> Status {
+    UMA_TRY_ASSIGN(std::vector<LoopRef> loops, s.get_loops(conv));
+    c = named(loops, "c"), h = named(loops, "h"), w = named(loops, "w");
+    rc = named(loops, "rc"), rh = named(loops, "rh"), rw = named(loops, "rw");
+    return Status::success();
+  };
+  UMA_TRY(find_loops());
   if (!c || !h || !w || !rc || !rh || !rw) return Status::success();
   auto channels = extent_of(stmt, *c), width = extent_of(stmt, *w);
   if (!channels || !width || *channels % *lanes != 0) return Status::success();
@@ -73,9 +80,7 @@ Status schedule_conv2d(Schedule& s, const BlockRef& conv, const Target& target) 
   Expected<BlockRef> epilogue = s.get_block(name + "_epilogue");
   if (!epilogue.ok()) epilogue = s.cache_write(conv, block.writes[0], "local");
   if (!epilogue.ok()) return Status::success();
-  UMA_TRY_ASSIGN(loops, s.get_loops(conv));
-  c = named(loops, "c"), h = named(loops, "h"), w = named(loops, "w");
-  rc = named(loops, "rc"), rh = named(loops, "rh"), rw = named(loops, "rw");
+  UMA_TRY(find_loops());
 
   // The tile: as many accumulators as the vector registers allow, less the weights' and
   // the broadcast input's (32 registers with AVX-512, 16 below).
@@ -108,9 +113,9 @@ Status schedule_conv2d(Schedule& s, const BlockRef& conv, const Target& target) 
   // compact-buffers leaves is whole vectors: registers.
   UMA_TRY_ASSIGN(stmt, s.block_stmt(conv, "schedule_conv2d"));
   const tir::Buffer& acc = stmt.as<tir::BlockNode>()->writes[0];
-  tir::Var n_ = tir::VarNode::make("n"), c_ = tir::VarNode::make("c"), h_ = tir::VarNode::make("h"),
-           w_ = tir::VarNode::make("w");
-  UMA_TRY_ASSIGN(tir::Buffer relaid, s.transform_layout(acc, {{n_, c_, h_, w_}, {n_, h_, w_, c_}}));
+  tir::Var an = tir::VarNode::make("n"), ac = tir::VarNode::make("c"), ah = tir::VarNode::make("h"),
+           aw = tir::VarNode::make("w");
+  UMA_TRY_ASSIGN(tir::Buffer relaid, s.transform_layout(acc, {{an, ac, ah, aw}, {an, ah, aw, ac}}));
   (void)relaid;
   UMA_TRY_ASSIGN(BlockRef init, s.decompose_reduction(conv, *rc));
   UMA_TRY(s.vectorize(lane));
