@@ -17,8 +17,12 @@ class Cpu : public Backend {
     declare_host();
     add_int_attr("threads", 1, "threads of the generated code (OpenMP above 1)");
     set_target_check(check_threads);
-    add_graph_pass(GraphPhase::kPostPartitioning0, "pack-conv-weights", pack_conv_weights);
-    add_schedule("conv2d_nchw", schedule_conv2d);
+    add_graph_pass(GraphPhase::kPostPartitioning0, "pack-weights", pack_weights);
+    add_graph_pass(GraphPhase::kPostPartitioning0, "layout-nchwc", layout_nchwc);
+    for (const char* block : {"conv2d_nchw", "conv2d_nchwc", "depthwise_conv2d_nchwc"})
+      add_schedule(block, schedule_conv2d);
+    for (const char* block : {"max_pool3d", "avg_pool3d"}) add_schedule(block, schedule_pool);
+    for (const char* block : {"dense", "matmul"}) add_schedule(block, schedule_dense);
     add_tir_pass(TirPhase::k0, "contract-fma", contract_fma);
   }
 };

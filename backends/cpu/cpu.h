@@ -19,13 +19,34 @@ std::unique_ptr<Backend> make_cpu_backend();
 // (or no mcpu) is this machine; `mattr` (+avx512f, -avx2, ...) overrides the CPU's.
 Expected<std::int64_t> vector_lanes(const Target& target);
 
-// pack-conv-weights (pack_conv_weights.cc), a graph pass of POST_PARTITIONING_0.
-Expected<bool> pack_conv_weights(Module& module, const Target& target);
+// The block of channels the host's kernels use for `channels`: the most of `lanes`, half
+// of them, ... down to 4 that divides it; 0 when none does.
+std::int64_t channel_block(std::int64_t channels, std::int64_t lanes);
+
+// pack-weights (pack_weights.cc), a graph pass of POST_PARTITIONING_0: convolution and
+// dense weights in blocks of output channels.
+Expected<bool> pack_weights(Module& module, const Target& target);
+
+// layout-nchwc (layout_nchwc.cc), a graph pass of POST_PARTITIONING_0 after
+// pack-weights.
+Expected<bool> layout_nchwc(Module& module, const Target& target);
+
+// Whether a function is the host's own: not a composite, an offloaded or a fused one.
+bool is_host_function(const Function& function);
+
+// The tensor of a constant with data, or null.
+const Tensor* constant_tensor(const Value* value);
 
 // contract-fma (contract_fma.cc), a loop-IR pass of TIR_PHASE_0.
 Expected<tir::PrimFunc> contract_fma(const tir::PrimFunc& func, const Target& target);
 
 // The schedule of block conv2d_nchw (schedule_conv2d.cc).
 Status schedule_conv2d(tir::Schedule& s, const tir::BlockRef& conv, const Target& target);
+
+// The schedule of blocks dense (of nn.dense_packed) and matmul (schedule_dense.cc).
+Status schedule_dense(tir::Schedule& s, const tir::BlockRef& product, const Target& target);
+
+// The schedule of blocks max_pool3d and avg_pool3d over blocked data (schedule_pool.cc).
+Status schedule_pool(tir::Schedule& s, const tir::BlockRef& pool, const Target& target);
 
 }  // namespace uma::backends

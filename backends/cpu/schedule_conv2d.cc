@@ -1,4 +1,4 @@
-// The host's schedule of a 2-D convolution whose weight pack-conv-weights packed (block
+// The host's schedule of a 2-D convolution whose weight pack-weights packed (block
 // conv2d_nchw reading a (O / b, C, kh, kw, b) weight): the register tile of perf-plan.md in
 // NCHW. Each tile is RW output pixels of one row times `ocb` vectors of b output channels:
 //   for n, (output channel group, row) in parallel, pixel tile:
@@ -14,64 +14,38 @@
 #include <optional>
 
 #include "cpu.h"
-#include "uma/tir/functor.h"
+#include "schedule_util.h"
 #include "uma/tir/schedule.h"
 
 namespace uma::backends {
-namespace {
-
 using tir::BlockRef;
 using tir::LoopRef;
 using tir::Schedule;
 
-std::optional<LoopRef> named(const std::vector<LoopRef>& loops, std::string_view name) {
-  for (const LoopRef& loop : loops)
-    if (loop.var.as<tir::VarNode>()->name == name) return loop;
-  return std::nullopt;
-}
-
-// The constant extent of `loop`, one of the loops in `block`.
-std::optional<std::int64_t> extent_of(const tir::Stmt& block, const LoopRef& loop) {
-  std::optional<std::int64_t> extent;
-  tir::pre_order_visit(block, [&](const tir::ExprNode*, const tir::StmtNode* s) {
-    if (s == nullptr || s->kind != tir::StmtKind::For) return;
-    const auto& op = *static_cast<const tir::ForNode*>(s);
-    if (op.var.same_as(loop.var)) extent = tir::as_const_int(op.extent);
-  });
-  return extent;
-}
-
-// The largest divisor of `n` up to `limit`.
-std::int64_t largest_divisor(std::int64_t n, std::int64_t limit) {
-  for (std::int64_t d = std::min(n, limit); d > 1; --d)
-    if (n % d == 0) return d;
-  return 1;
-}
-
-}  // namespace
-
 Status schedule_conv2d(Schedule& s, const BlockRef& conv, const Target& target) {
   UMA_TRY_ASSIGN(tir::Stmt stmt, s.block_stmt(conv, "schedule_conv2d"));
   const auto& block = *stmt.as<tir::BlockNode>();
-  // Only the packed form, writing one buffer.
+  // Only the packed forms, writing one buffer.
   if (block.reads.size() < 2 || block.reads[1]->shape.size() != 5 || block.writes.size() != 1)
     return Status::success();
   const tir::Buffer& weight = block.reads[1];
   auto lanes = tir::as_const_int(weight->shape[4]);
   if (!lanes || block.writes[0]->dtype != DType::f32) return Status::success();
 
-  // Lowering's loops by name (cache_write below rebuilds them).
-  std::optional<LoopRef> c, h, w, rc, rh, rw;
+  // Lowering's loops by name (cache_write below rebuilds them). A blocked result (NCHW<b>c)
+  // has its b channels as the innermost loop `cl` already.
+  std::optional<LoopRef> c, h, w, cl, rc, rh, rw;
   auto find_loops = [&]() -> Status {
     UMA_TRY_ASSIGN(std::vector<LoopRef> loops, s.get_loops(conv));
-    c = named(loops, "c"), h = named(loops, "h"), w = named(loops, "w");
+    c = named(loops, "c"), h = named(loops, "h"), w = named(loops, "w"), cl = named(loops, "cl");
     rc = named(loops, "rc"), rh = named(loops, "rh"), rw = named(loops, "rw");
     return Status::success();
   };
   UMA_TRY(find_loops());
   if (!c || !h || !w || !rc || !rh || !rw) return Status::success();
+  const bool blocked = cl.has_value();
   auto channels = extent_of(stmt, *c), width = extent_of(stmt, *w);
-  if (!channels || !width || *channels % *lanes != 0) return Status::success();
+  if (!channels || !width || (!blocked && *channels % *lanes != 0)) return Status::success();
 
   // What follows the reduction on each element: lowering's epilogue (bias, activation,
   // residual), or a copy out of an accumulator of the tile's own when the convolution
@@ -84,39 +58,57 @@ Status schedule_conv2d(Schedule& s, const BlockRef& conv, const Target& target) 
 
   // The tile: as many accumulators as the vector registers allow, less the weights' and
   // the broadcast input's (32 registers with AVX-512, 16 below).
-  const std::int64_t registers = *lanes >= 16 ? 32 : 16;
-  const std::int64_t vectors = *channels / *lanes;
+  const std::int64_t registers = vector_registers(*lanes);
+  const std::int64_t vectors = blocked ? *channels : *channels / *lanes;
   const std::int64_t ocb = vectors % 2 == 0 ? 2 : 1;
   const std::int64_t rw_tile = largest_divisor(*width, (registers - ocb - 2) / ocb);
 
-  UMA_TRY_ASSIGN(auto c_split, s.split(*c, *lanes, tir::TailStrategy::kError));
-  UMA_TRY_ASSIGN(auto c_groups, s.split(c_split[0], ocb, tir::TailStrategy::kError));
+  LoopRef vector_blocks = *c, lane;
+  if (blocked) {
+    lane = *cl;
+  } else {
+    UMA_TRY_ASSIGN(auto c_split, s.split(*c, *lanes, tir::TailStrategy::kError));
+    vector_blocks = c_split[0], lane = c_split[1];
+  }
+  UMA_TRY_ASSIGN(auto c_groups, s.split(vector_blocks, ocb, tir::TailStrategy::kError));
   UMA_TRY_ASSIGN(auto w_split, s.split(*w, rw_tile, tir::TailStrategy::kError));
   auto [group, vector] = c_groups;
   auto [pixels, pixel] = w_split;
-  const LoopRef lane = c_split[1];
   UMA_TRY(s.reorder({group, *h, pixels, *rc, *rh, *rw, pixel, vector, lane}));
 
-  // The epilogue on the finished tile, over its channels as whole vectors.
+  // The epilogue on the finished tile, over its channels as whole vectors. It writes the
+  // result blocked (n, c, h, w, cl) or, when the function ends in a layout_transform back,
+  // NCHW (n, c, h, w).
   UMA_TRY(s.reverse_compute_at(*epilogue, pixels));
+  UMA_TRY_ASSIGN(tir::Stmt epi_stmt, s.block_stmt(*epilogue, "schedule_conv2d"));
+  const std::size_t own_loops = epi_stmt.as<tir::BlockNode>()->writes[0]->shape.size();
   UMA_TRY_ASSIGN(std::vector<LoopRef> epi, s.get_loops(*epilogue));
-  if (epi.size() >= 4) {  // the epilogue's own n, c, h, w, after the tile's loops
-    std::size_t own = epi.size() - 4;
-    UMA_TRY_ASSIGN(auto ec, s.split(epi[own + 1], *lanes, tir::TailStrategy::kError));
-    UMA_TRY(s.reorder({epi[own + 2], epi[own + 3], ec[0], ec[1]}));
-    UMA_TRY(s.vectorize(ec[1]));
-    // Unrolled, so that every access to the accumulator is at a constant offset.
-    UMA_TRY(s.unroll(epi[own + 3]));
-    UMA_TRY(s.unroll(ec[0]));
+  if (epi.size() >= own_loops) {
+    std::size_t own = epi.size() - own_loops;
+    if (own_loops == 5) {
+      UMA_TRY(s.vectorize(epi[own + 4]));
+      // Unrolled, so that every access to the accumulator is at a constant offset.
+      UMA_TRY(s.unroll(epi[own + 3]));
+      UMA_TRY(s.unroll(epi[own + 1]));
+    } else {
+      UMA_TRY_ASSIGN(auto ec, s.split(epi[own + 1], *lanes, tir::TailStrategy::kError));
+      UMA_TRY(s.reorder({epi[own + 2], epi[own + 3], ec[0], ec[1]}));
+      UMA_TRY(s.vectorize(ec[1]));
+      UMA_TRY(s.unroll(epi[own + 3]));
+      UMA_TRY(s.unroll(ec[0]));
+    }
   }
-  // The accumulator with the channels innermost, so that the tile of it that
-  // compact-buffers leaves is whole vectors: registers.
-  UMA_TRY_ASSIGN(stmt, s.block_stmt(conv, "schedule_conv2d"));
-  const tir::Buffer& acc = stmt.as<tir::BlockNode>()->writes[0];
-  tir::Var an = tir::VarNode::make("n"), ac = tir::VarNode::make("c"), ah = tir::VarNode::make("h"),
-           aw = tir::VarNode::make("w");
-  UMA_TRY_ASSIGN(tir::Buffer relaid, s.transform_layout(acc, {{an, ac, ah, aw}, {an, ah, aw, ac}}));
-  (void)relaid;
+  if (!blocked) {
+    // The accumulator with the channels innermost, so that the tile of it that
+    // compact-buffers leaves is whole vectors: registers.
+    UMA_TRY_ASSIGN(stmt, s.block_stmt(conv, "schedule_conv2d"));
+    const tir::Buffer& acc = stmt.as<tir::BlockNode>()->writes[0];
+    tir::Var an = tir::VarNode::make("n"), ac = tir::VarNode::make("c"),
+             ah = tir::VarNode::make("h"), aw = tir::VarNode::make("w");
+    UMA_TRY_ASSIGN(tir::Buffer relaid,
+                   s.transform_layout(acc, {{an, ac, ah, aw}, {an, ah, aw, ac}}));
+    (void)relaid;
+  }
   UMA_TRY_ASSIGN(BlockRef init, s.decompose_reduction(conv, *rc));
   UMA_TRY(s.vectorize(lane));
   UMA_TRY(s.unroll(pixel));

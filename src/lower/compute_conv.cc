@@ -4,7 +4,8 @@
 //
 // Stages are named as backends look for them: conv2d_nchw, depthwise_conv2d_nchw (one
 // input channel per group and as many groups as channels), group_conv2d_nchw, and
-// conv2d_transpose_nchw (likewise for 1-D and 3-D, with ncw and ncdhw). Padding is a padded
+// conv2d_transpose_nchw (likewise for 1-D and 3-D, with ncw and ncdhw); nn.conv2d_nchwc's
+// are conv2d_nchwc, depthwise_conv2d_nchwc and group_conv2d_nchwc. Padding is a padded
 // view of the data (an index test inlined into the sum), never a copy. An nn.pad of the data
 // that fuse-ops put in the convolution's function is folded into the block's padding
 // attribute when it is a zero pad of the spatial dimensions, else materialized (Stage::attrs).
@@ -60,8 +61,12 @@ std::function<Expr(const Expr&, const Indices&)> bias_finalize(const std::vector
 //   data[n, (o / (O/groups)) * C/groups + rc, p * stride - pad_before + k * dilation]
 //   * weight[o, rc, k]
 // with zeros read in the padding.
+//
+// With `out_block` b > 0 (2-D only), the stage is the result blocked as NCHW<b>c: its
+// element (n, c, h, w, l) is out[n, c * b + l, h, w].
 Expected<std::vector<Stage>> conv_rule(std::size_t rank, const Node& node,
-                                       const std::vector<TensorView>& in, ComputeBuilder& builder) {
+                                       const std::vector<TensorView>& in, ComputeBuilder& builder,
+                                       std::int64_t out_block = 0) {
   const TensorType& out = node.result()->tensor_type();
   const AttrMap& attrs = node.attrs();
   const Ints& strides = attrs.get_ints("strides");
@@ -86,8 +91,17 @@ Expected<std::vector<Stage>> conv_rule(std::size_t rank, const Node& node,
   for (std::size_t i = 0; i < rank; ++i) sum.extents.push_back(weight.shape[2 + i]);
   sum.axis_names = reduction_axes(rank);
   sum.accumulate_dtype = accumulator(in[0].dtype);
-  sum.finalize = bias_finalize(in);
-  sum.body = [=](const Indices& o, const Indices& r) {
+  // The stage's indices as the logical (N, C, spatial...) ones.
+  auto logical = [out_block](const Indices& o) {
+    if (out_block == 0) return o;
+    return Indices{o[0], o[1] * out_block + o[4], o[2], o[3]};
+  };
+  if (auto finalize = bias_finalize(in))
+    sum.finalize = [finalize, logical](const Expr& acc, const Indices& o) {
+      return finalize(acc, logical(o));
+    };
+  sum.body = [=](const Indices& stage_index, const Indices& r) {
+    Indices o = logical(stage_index);
     Expr channel = groups == 1 ? r[0] : o[1] / group_out_channels * group_channels + r[0];
     Indices at = {o[0], channel};
     Indices taps = {o[1], r[0]};
@@ -104,11 +118,12 @@ Expected<std::vector<Stage>> conv_rule(std::size_t rank, const Node& node,
                            depthwise    ? "depthwise_"
                            : groups > 1 ? "group_"
                                         : "",
-                           rank, layout(rank));
+                           rank, out_block > 0 ? "nchwc" : layout(rank));
   stage.dtype = out.dtype;
   stage.shape = out.shape;
   stage.reduction = std::move(sum);
   stage.axis_names = output_axes(rank);
+  if (out_block > 0) stage.axis_names.push_back("cl");
   if (input.folded) {
     Ints folded(input.before.begin() + 2, input.before.end());
     folded.insert(folded.end(), input.after.begin() + 2, input.after.end());
@@ -172,23 +187,32 @@ Expected<std::vector<Stage>> conv_transpose_rule(std::size_t rank, const Node& n
   return std::vector<Stage>{std::move(stage)};
 }
 
-}  // namespace
+// The packed weight (O / b, C / groups, kh, kw, b) of nn.conv2d_packed and nn.conv2d_nchwc
+// read as (O, C / groups, kh, kw), so that b consecutive output channels read one vector.
+Expected<TensorView> unpacked_weight(const TensorView& packed) {
+  return relaid_view(packed, fmt::format("OIHW{}o", packed.shape[4]), "OIHW");
+}
 
-// nn.conv2d_packed: nn.conv2d reading its weight (O / b, C / groups, kh, kw, b) at
-// (o / b, c, kh, kw, o % b), so that b consecutive output channels read one vector.
 Expected<std::vector<Stage>> conv_packed_rule(const Node& node, const std::vector<TensorView>& in,
                                               ComputeBuilder& builder) {
-  const TensorView& packed = in[1];
-  const std::int64_t block = packed.shape[4];
   std::vector<TensorView> unpacked = in;
-  unpacked[1] = TensorView{
-      .dtype = packed.dtype,
-      .shape = {packed.shape[0] * block, packed.shape[1], packed.shape[2], packed.shape[3]},
-      .at = [packed, block](const Indices& i) {
-        return packed.at({i[0] / block, i[1], i[2], i[3], i[0] % block});
-      }};
+  UMA_TRY_ASSIGN(unpacked[1], unpacked_weight(in[1]));
   return conv_rule(2, node, unpacked, builder);
 }
+
+// nn.conv2d_nchwc: nn.conv2d_packed with its data read as NCHW when it is blocked (rank 5,
+// NCHW<b'>c), and its result blocked by the weight's b.
+Expected<std::vector<Stage>> conv_nchwc_rule(const Node& node, const std::vector<TensorView>& in,
+                                             ComputeBuilder& builder) {
+  std::vector<TensorView> plain = in;
+  if (in[0].shape.size() == 5) {
+    UMA_TRY_ASSIGN(plain[0], relaid_view(in[0], fmt::format("NCHW{}c", in[0].shape[4]), "NCHW"));
+  }
+  UMA_TRY_ASSIGN(plain[1], unpacked_weight(in[1]));
+  return conv_rule(2, node, plain, builder, in[1].shape[4]);
+}
+
+}  // namespace
 
 void register_conv_computes(ComputeRegistry& registry) {
   for (std::size_t rank = 1; rank <= 3; ++rank) {
@@ -201,6 +225,7 @@ void register_conv_computes(ComputeRegistry& registry) {
     UMA_CHECK(registry.add(fmt::format("nn.conv{}d_transpose", rank), transpose).ok());
   }
   UMA_CHECK(registry.add("nn.conv2d_packed", conv_packed_rule).ok());
+  UMA_CHECK(registry.add("nn.conv2d_nchwc", conv_nchwc_rule).ok());
 }
 
 }  // namespace uma::lower

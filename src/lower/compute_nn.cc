@@ -1,5 +1,7 @@
-// Compute rules of the matrix products (src/op/nn.cc): nn.dense and nn.matmul, one reduction
-// stage each ("dense", "matmul").
+// Compute rules of the matrix products (src/op/nn.cc): nn.dense, nn.dense_packed and
+// nn.matmul, one reduction stage each ("dense", "dense", "matmul").
+#include <fmt/format.h>
+
 #include "uma/lower/compute_util.h"
 
 namespace uma::lower {
@@ -37,6 +39,14 @@ Expected<std::vector<Stage>> dense_rule(const Node& node, const std::vector<Tens
   stage.shape = out.shape;
   stage.reduction = std::move(sum);
   return std::vector<Stage>{std::move(stage)};
+}
+
+// nn.dense reading its weight (units / b, input features, b) at (u / b, k, u % b).
+Expected<std::vector<Stage>> dense_packed_rule(const Node& node, const std::vector<TensorView>& in,
+                                               ComputeBuilder& builder) {
+  std::vector<TensorView> unpacked = in;
+  UMA_TRY_ASSIGN(unpacked[1], relaid_view(in[1], fmt::format("NK{}n", in[1].shape[2]), "NK"));
+  return dense_rule(node, unpacked, builder);
 }
 
 // numpy's matmul: out[batch..., i, j] = sum over k of a[batch..., i, k] * b[batch..., k, j],
@@ -78,6 +88,7 @@ Expected<std::vector<Stage>> matmul_rule(const Node& node, const std::vector<Ten
 
 void register_nn_computes(ComputeRegistry& registry) {
   UMA_CHECK(registry.add("nn.dense", dense_rule).ok());
+  UMA_CHECK(registry.add("nn.dense_packed", dense_packed_rule).ok());
   UMA_CHECK(registry.add("nn.matmul", matmul_rule).ok());
 }
 

@@ -1,9 +1,10 @@
 // Compute rules of the transform family (src/op/transform.cc): split, reshape, concatenate,
-// transpose, squeeze and expand_dims. Every output element is an input element, so each
-// stage is injective: inlined wherever it is read, even into reductions, and never a loop
+// transpose, squeeze, expand_dims and layout_transform. Every output element is an input element,
+// so each stage is injective: inlined wherever it is read, even into reductions, and never a loop
 // nest of its own unless it is a function's output.
 #include "pointwise_util.h"
 #include "uma/lower/compute_util.h"
+#include "uma/op/layout.h"
 #include "uma/op/shape_util.h"
 
 namespace uma::lower {
@@ -141,6 +142,19 @@ Expected<std::vector<Stage>> split_rule(const Node& node, const std::vector<Tens
   return stages;
 }
 
+// The result's element at idx is the source's at the indices the layouts give it.
+Expected<std::vector<Stage>> layout_transform_rule(const Node& node,
+                                                   const std::vector<TensorView>& in,
+                                                   ComputeBuilder&) {
+  TensorView x = in[0];
+  const AttrMap& attrs = node.attrs();
+  UMA_TRY_ASSIGN(LayoutTransform transform, LayoutTransform::make(attrs.get_string("src_layout"),
+                                                                  attrs.get_string("dst_layout")));
+  return pointwise_result(
+      node, [x, transform](const Indices& idx) { return x.at(transform.source_indices(idx)); },
+      /*injective=*/true);
+}
+
 }  // namespace
 
 void register_transform_computes(ComputeRegistry& registry) {
@@ -150,6 +164,7 @@ void register_transform_computes(ComputeRegistry& registry) {
     UMA_CHECK(registry.add(op, reshape_rule).ok());
   UMA_CHECK(registry.add("concatenate", concatenate_rule).ok());
   UMA_CHECK(registry.add("transpose", transpose_rule).ok());
+  UMA_CHECK(registry.add("layout_transform", layout_transform_rule).ok());
 }
 
 }  // namespace uma::lower

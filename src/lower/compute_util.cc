@@ -4,6 +4,8 @@
 #include <cmath>
 #include <limits>
 
+#include "uma/op/layout.h"
+
 namespace uma::lower {
 
 using namespace tir;
@@ -191,6 +193,16 @@ PaddedInput fold_padding(const TensorView& data, std::vector<std::int64_t> befor
   }
   input.data = materialize_padding(input.data, builder);
   return input;
+}
+
+Expected<TensorView> relaid_view(const TensorView& view, const std::string& from,
+                                 const std::string& to) {
+  UMA_TRY_ASSIGN(LayoutTransform transform, LayoutTransform::make(from, to));
+  UMA_TRY_ASSIGN(Shape shape, transform.result_shape(view.shape));
+  return TensorView{
+      .dtype = view.dtype, .shape = std::move(shape), .at = [view, transform](const Indices& i) {
+        return view.at(transform.source_indices(i));
+      }};
 }
 
 }  // namespace uma::lower

@@ -11,9 +11,13 @@
 // nn.conv2d_packed is nn.conv2d with its weight packed in blocks of b output channels,
 // (O / b, C / groups, kh, kw, b) ("OIHW<b>o"): what the host backend makes of a convolution
 // with a constant weight, once, at build time, so that b output channels are one vector.
+// nn.conv2d_nchwc is the same with its result blocked as (N, O / b, H, W, b) ("NCHW<b>c",
+// uma/op/layout.h) and its data either NCHW or blocked likewise by any block: what the
+// host's layout pass makes of it, so that channels are innermost from one layer to the next.
 #include <fmt/format.h>
 
 #include "nn_util.h"
+#include "uma/op/layout.h"
 #include "uma/op/op_registry.h"
 #include "uma/op/shape_util.h"
 
@@ -200,6 +204,53 @@ Expected<std::vector<TensorPtr>> conv_packed_kernel(const std::vector<TensorPtr>
   return conv_kernel(unpacked, attrs, result_types);
 }
 
+// ---- nn.conv2d_nchwc ----
+
+// The layout "NCHW<b>c" of a blocked tensor of 2-D data (rank 5, b its last dimension).
+std::string nchwc_layout(std::int64_t block) { return fmt::format("NCHW{}c", block); }
+
+// The data of nn.conv2d_nchwc as NCHW, and the block of its result: the weight's.
+Expected<std::vector<Type>> infer_conv_nchwc(const std::vector<Type>& inputs,
+                                             const AttrMap& attrs) {
+  UMA_TRY(check_tensor_operands(inputs));
+  std::vector<Type> plain = inputs;
+  const TensorType& data = inputs[0].tensor();
+  if (data.rank() == 5) {
+    UMA_TRY_ASSIGN(LayoutTransform unblock,
+                   LayoutTransform::make(nchwc_layout(data.shape[4]), "NCHW"));
+    UMA_TRY_ASSIGN(Shape shape, unblock.result_shape(data.shape));
+    plain[0] = Type(TensorType{data.dtype, shape});
+  } else if (data.rank() != 4) {
+    return make_error("data must have rank 4 (NCHW) or 5 (NCHW<b>c), got {}",
+                      to_string(Type(data)));
+  }
+  UMA_TRY_ASSIGN(std::vector<Type> result, infer_conv_packed(plain, attrs));
+  const TensorType& out = result[0].tensor();
+  UMA_TRY_ASSIGN(LayoutTransform block,
+                 LayoutTransform::make("NCHW", nchwc_layout(inputs[1].tensor().shape[4])));
+  UMA_TRY_ASSIGN(Shape shape, block.result_shape(out.shape));
+  return std::vector<Type>{TensorType{out.dtype, shape}};
+}
+
+Expected<std::vector<TensorPtr>> conv_nchwc_kernel(const std::vector<TensorPtr>& inputs,
+                                                   const AttrMap& attrs,
+                                                   const std::vector<Type>& result_types) {
+  std::vector<TensorPtr> plain = inputs;
+  if (inputs[0]->shape().size() == 5) {
+    UMA_TRY_ASSIGN(LayoutTransform unblock,
+                   LayoutTransform::make(nchwc_layout(inputs[0]->shape()[4]), "NCHW"));
+    UMA_TRY_ASSIGN(plain[0], relayout(*inputs[0], unblock));
+  }
+  std::vector<Type> plain_types;
+  for (const TensorPtr& input : plain) plain_types.emplace_back(input->type());
+  UMA_TRY_ASSIGN(std::vector<Type> out_types, infer_conv_packed(plain_types, attrs));
+  UMA_TRY_ASSIGN(std::vector<TensorPtr> out, conv_packed_kernel(plain, attrs, out_types));
+  UMA_TRY_ASSIGN(LayoutTransform block,
+                 LayoutTransform::make("NCHW", nchwc_layout(result_types[0].tensor().shape[4])));
+  UMA_TRY_ASSIGN(out[0], relayout(*out[0], block));
+  return out;
+}
+
 // ---- nn.convNd_transpose ----
 
 // The output size along one spatial dimension: the input's positions spread `stride` apart,
@@ -369,6 +420,11 @@ void register_conv_ops(OpRegistry& registry) {
                .kernel = conv_packed_kernel,
                .fusion = FusionCategory::kAnchor};
   UMA_CHECK(registry.add(packed).ok(), "op {} registered twice", packed.name);
+  OpDef blocked = packed;
+  blocked.name = "nn.conv2d_nchwc";
+  blocked.infer = infer_conv_nchwc;
+  blocked.kernel = conv_nchwc_kernel;
+  UMA_CHECK(registry.add(blocked).ok(), "op {} registered twice", blocked.name);
 }
 
 }  // namespace uma

@@ -41,7 +41,7 @@ std::int64_t taps_per_element(const Shape& weight) {
 std::int64_t op_macs(const Node& node) {
   std::string_view op = node.op_name();
   bool conv = op.starts_with("nn.conv");
-  if (!conv && op != "nn.dense" && op != "nn.matmul") return 0;
+  if (!conv && op != "nn.dense" && op != "nn.dense_packed" && op != "nn.matmul") return 0;
   // Verified modules give these ops tensor operands and one tensor result; a malformed node
   // costs nothing rather than crashing a report.
   if (node.num_operands() < 2 || node.num_results() != 1 || !node.result()->type().is_tensor() ||
@@ -54,13 +54,15 @@ std::int64_t op_macs(const Node& node) {
     // A convolution's weight is (O, C / groups, kernel...): each output element sums C /
     // groups times the kernel's taps. A transposed convolution's is (C, O / groups,
     // kernel...): each input element scatters into O / groups times the kernel's taps.
-    // A packed one, (O / b, C / groups, kernel..., b), holds b output channels per row.
+    // A packed one (nn.conv2d_packed, nn.conv2d_nchwc), (O / b, C / groups, kernel..., b),
+    // holds b output channels per row.
     const TensorType& per = op.ends_with("_transpose") ? data : result;
     Shape taps = weight.shape;
-    if (op == "nn.conv2d_packed" && !taps.empty()) taps.pop_back();
+    if ((op == "nn.conv2d_packed" || op == "nn.conv2d_nchwc") && !taps.empty()) taps.pop_back();
     return saturating_mul(per.num_elements(), taps_per_element(taps));
   }
-  // nn.dense: each output element sums the data's last dimension (the input features);
+  // nn.dense (and nn.dense_packed): each output element sums the data's last dimension (the
+  // input features);
   // nn.matmul: each output element sums a's last dimension (its columns), whatever the
   // batch dimensions and the 1-D cases.
   if (data.rank() == 0) return 0;

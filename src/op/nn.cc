@@ -1,7 +1,14 @@
 // Matrix products: nn.dense (Relay's dense: data times a transposed weight, plus an optional
 // bias) and nn.matmul (numpy's matmul). Operands share one floating-point dtype (see
 // nn_util.h for the arithmetic).
+//
+// nn.dense_packed is nn.dense with its weight (units, input features) packed in blocks of b
+// units, (units / b, input features, b) ("NK<b>n", uma/op/layout.h): what the host backend
+// makes of a dense layer with a constant weight, so that b units are one vector.
+#include <fmt/format.h>
+
 #include "nn_util.h"
+#include "uma/op/layout.h"
 #include "uma/op/op_registry.h"
 #include "uma/op/shape_util.h"
 
@@ -54,6 +61,36 @@ Expected<std::vector<TensorPtr>> dense_kernel(const std::vector<TensorPtr>& inpu
     }
   }
   return std::vector<TensorPtr>{nn::from_doubles(out, out_type)};
+}
+
+// ---- nn.dense_packed ----
+
+Expected<LayoutTransform> unpacking(const TensorType& packed) {
+  if (packed.rank() != 3)
+    return make_error(
+        "weight must have rank 3 (NK<b>n: unit blocks, input features, b units), got {}",
+        to_string(Type(packed)));
+  return LayoutTransform::make(fmt::format("NK{}n", packed.shape[2]), "NK");
+}
+
+Expected<std::vector<Type>> infer_dense_packed(const std::vector<Type>& inputs,
+                                               const AttrMap& attrs) {
+  UMA_TRY(check_tensor_operands(inputs));
+  const TensorType& packed = inputs[1].tensor();
+  UMA_TRY_ASSIGN(LayoutTransform unpack, unpacking(packed));
+  UMA_TRY_ASSIGN(Shape shape, unpack.result_shape(packed.shape));
+  std::vector<Type> unpacked = inputs;
+  unpacked[1] = Type(TensorType{packed.dtype, shape});
+  return infer_dense(unpacked, attrs);
+}
+
+Expected<std::vector<TensorPtr>> dense_packed_kernel(const std::vector<TensorPtr>& inputs,
+                                                     const AttrMap& attrs,
+                                                     const std::vector<Type>& result_types) {
+  UMA_TRY_ASSIGN(LayoutTransform unpack, unpacking(inputs[1]->type()));
+  std::vector<TensorPtr> unpacked = inputs;
+  UMA_TRY_ASSIGN(unpacked[1], relayout(*inputs[1], unpack));
+  return dense_kernel(unpacked, attrs, result_types);
 }
 
 // ---- nn.matmul ----
@@ -142,6 +179,12 @@ void register_nn_ops(OpRegistry& registry) {
        .max_inputs = 3,
        .infer = infer_dense,
        .kernel = dense_kernel,
+       .fusion = FusionCategory::kAnchor},
+      {.name = "nn.dense_packed",
+       .min_inputs = 2,
+       .max_inputs = 3,
+       .infer = infer_dense_packed,
+       .kernel = dense_packed_kernel,
        .fusion = FusionCategory::kAnchor},
       {.name = "nn.matmul",
        .min_inputs = 2,

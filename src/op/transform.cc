@@ -1,10 +1,11 @@
 // Data-movement ops that rearrange whole tensors: split, reshape, concatenate, transpose,
-// squeeze and expand_dims. Negative axes count from the end. The kernels move elements as
-// bytes, so they work for every dtype.
+// squeeze, expand_dims and layout_transform. Negative axes count from the end. The kernels move
+// elements as bytes, so they work for every dtype.
 #include <algorithm>
 #include <memory>
 
 #include "transform_util.h"
+#include "uma/op/layout.h"
 #include "uma/op/op_registry.h"
 #include "uma/op/shape_util.h"
 
@@ -294,6 +295,29 @@ Expected<std::vector<Type>> infer_expand_dims(const std::vector<Type>& inputs,
   return std::vector<Type>{result};
 }
 
+// ---- layout_transform ----
+
+Expected<LayoutTransform> layout_transform_of(const AttrMap& attrs) {
+  return LayoutTransform::make(attrs.get_string("src_layout"), attrs.get_string("dst_layout"));
+}
+
+Expected<std::vector<Type>> infer_layout_transform(const std::vector<Type>& inputs,
+                                                   const AttrMap& attrs) {
+  UMA_TRY(check_tensor_operands(inputs));
+  UMA_TRY_ASSIGN(LayoutTransform transform, layout_transform_of(attrs));
+  const TensorType& input = inputs[0].tensor();
+  UMA_TRY_ASSIGN(Shape shape, transform.result_shape(input.shape));
+  return std::vector<Type>{TensorType{input.dtype, std::move(shape)}};
+}
+
+Expected<std::vector<TensorPtr>> layout_transform_kernel(const std::vector<TensorPtr>& inputs,
+                                                         const AttrMap& attrs,
+                                                         const std::vector<Type>&) {
+  UMA_TRY_ASSIGN(LayoutTransform transform, layout_transform_of(attrs));
+  UMA_TRY_ASSIGN(TensorPtr out, relayout(*inputs[0], transform));
+  return std::vector<TensorPtr>{std::move(out)};
+}
+
 }  // namespace
 
 void register_transform_ops(OpRegistry& registry) {
@@ -342,6 +366,14 @@ void register_transform_ops(OpRegistry& registry) {
        .attrs = {{"axes", AttrKind::Ints, std::nullopt}},
        .infer = infer_expand_dims,
        .kernel = reshape_kernel,
+       .fusion = FusionCategory::kInjective},
+      {.name = "layout_transform",
+       .min_inputs = 1,
+       .max_inputs = 1,
+       .attrs = {{"src_layout", AttrKind::String, std::nullopt},
+                 {"dst_layout", AttrKind::String, std::nullopt}},
+       .infer = infer_layout_transform,
+       .kernel = layout_transform_kernel,
        .fusion = FusionCategory::kInjective},
   };
   for (const OpDef& op : ops) UMA_CHECK(registry.add(op).ok(), "op {} registered twice", op.name);

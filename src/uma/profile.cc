@@ -30,7 +30,8 @@ OpFamily conv_family(const Node& node) {
       weight[1] == 1)
     return OpFamily::kDepthwise;
   // A packed weight, (O / b, C, kh, kw, b), ends with its block of output channels.
-  auto kernel_end = weight.end() - (node.is_op("nn.conv2d_packed") && !weight.empty() ? 1 : 0);
+  bool packed = node.is_op("nn.conv2d_packed") || node.is_op("nn.conv2d_nchwc");
+  auto kernel_end = weight.end() - (packed && !weight.empty() ? 1 : 0);
   bool one_by_one = std::all_of(weight.begin() + std::min<std::size_t>(2, weight.size()),
                                 kernel_end, [](std::int64_t extent) { return extent == 1; });
   return one_by_one ? OpFamily::kConv1x1 : OpFamily::kConvKxK;
@@ -41,7 +42,7 @@ std::optional<OpFamily> node_family(const Node& node) {
   std::string_view op = node.op_name();
   if (op == "constant" || op == "tuple" || op == "get_item") return std::nullopt;
   if (op.starts_with("nn.conv")) return conv_family(node);
-  if (op == "nn.dense" || op == "nn.matmul") return OpFamily::kDense;
+  if (op == "nn.dense" || op == "nn.dense_packed" || op == "nn.matmul") return OpFamily::kDense;
   if (op == "nn.softmax" || op == "nn.log_softmax" || op == "nn.layer_norm" ||
       op == "nn.instance_norm")
     return OpFamily::kSoftmaxNorm;

@@ -311,6 +311,32 @@ TEST_F(ConvOpsTest, PackedConvIsConvWithItsWeightInBlocksOfOutputChannels) {
             "weight has 4 input channels per group, data has 3 / groups 1 = 3");
 }
 
+TEST_F(ConvOpsTest, BlockedConvIsPackedConvWithBlockedDataAndResult) {
+  // Data NCHW or NCHW2c, the result NCHW4c (the weight's block): the same convolution.
+  std::mt19937 rng(5);
+  auto data = random_f32({2, 4, 6, 5}, rng);
+  auto packed = random_f32({2, 4, 3, 2, 4}, rng);
+  auto bias = random_f32({8}, rng);
+  AttrMap attrs = make_attrs({{"strides", Ints{2, 1}}, {"padding", Ints{1, 0, 1, 1}}});
+  auto relayout = [&](TensorPtr t, const char* from, const char* to) {
+    return run("layout_transform", {t},
+               make_attrs({{"src_layout", std::string(from)}, {"dst_layout", std::string(to)}}))[0];
+  };
+  TensorPtr expected =
+      relayout(run("nn.conv2d_packed", {data, packed, bias}, attrs)[0], "NCHW", "NCHW4c");
+  EXPECT_EQ(infer1("nn.conv2d_nchwc", {data->type(), packed->type(), bias->type()}, attrs),
+            tensor({2, 2, 3, 5, 4}));
+  for (TensorPtr input : {TensorPtr(data), relayout(data, "NCHW", "NCHW2c")}) {
+    auto got = run("nn.conv2d_nchwc", {input, packed, bias}, attrs);
+    ASSERT_EQ(got.size(), 1u);
+    EXPECT_EQ(values_of(*got[0]), values_of(*expected));
+  }
+  EXPECT_EQ(error("nn.conv2d_nchwc", {tensor({2, 4, 6}), packed->type()}),
+            "data must have rank 4 (NCHW) or 5 (NCHW<b>c), got tensor<2x4x6xf32>");
+  EXPECT_EQ(error("nn.conv2d_nchwc", {tensor({2, 1, 6, 5, 3}), packed->type()}),
+            "weight has 4 input channels per group, data has 3 / groups 1 = 3");
+}
+
 TEST_F(ConvOpsTest, ConvTransposeShapes) {
   // ONNX's examples: stride 3 and 2 over 3x3, with pads or output padding.
   Type data = tensor({1, 1, 3, 3});

@@ -115,7 +115,7 @@ TEST_F(ProfileTest, AFunctionOfElementwiseAndLayoutOpsIsElementwise) {
 }
 
 TEST_F(ProfileTest, APackedConvolutionIsOfItsKernelsFamily) {
-  // The weight (O / 16, C, kh, kw, 16) that the host's pack-conv-weights makes.
+  // The weight (O / 16, C, kh, kw, 16) that the host's pack-weights makes.
   Value* x = main.add_param(tensor({1, 4, 8, 8}), "x");
   Value* one = b.value("nn.conv2d_packed", {x, b.constant(filled({2, 4, 1, 1, 16}, 0.1))});
   main.set_outputs({one});

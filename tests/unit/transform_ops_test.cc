@@ -1,7 +1,7 @@
 // Unit tests of the data-movement ops beyond split, reshape, concatenate and transpose
 // (those are in ops_test.cc): squeeze, expand_dims, reshape's allowzero, strided_slice,
-// take, broadcast_to, tile, nn.pad, shape_of, full and arange. Expected values are
-// hand-computed (or numpy's, written out); every inference error is asserted exactly.
+// take, broadcast_to, tile, nn.pad, shape_of, full, arange and layout_transform. Expected values
+// are hand-computed (or numpy's, written out); every inference error is asserted exactly.
 #include <cmath>
 #include <limits>
 
@@ -400,6 +400,55 @@ TEST_F(TransformOpsTest, ArangeInferenceErrors) {
             "attribute 'step' is 0.5, which is not a value of i32");
   EXPECT_EQ(error("arange", {}, range(120, 130, 1, "i8")),
             "the last element is 129, which is not a value of i8");
+}
+
+// ---- layout_transform ----
+
+AttrMap layouts(const char* from, const char* to) {
+  return make_attrs({{"src_layout", std::string(from)}, {"dst_layout", std::string(to)}});
+}
+
+TEST_F(TransformOpsTest, LayoutTransformBlocksAndUnblocks) {
+  // (n, c / 2, h, w, c % 2) holds (n, c, h, w): element (c, w) of iota is c * 3 + w.
+  auto x = iota({1, 4, 1, 3});
+  TensorPtr blocked = run1("layout_transform", {x}, layouts("NCHW", "NCHW2c"));
+  EXPECT_EQ(blocked->shape(), (Shape{1, 2, 1, 3, 2}));
+  EXPECT_EQ(values_of(*blocked), (Values{0, 3, 1, 4, 2, 5, 6, 9, 7, 10, 8, 11}));
+  TensorPtr back = run1("layout_transform", {blocked}, layouts("NCHW2c", "NCHW"));
+  EXPECT_EQ(values_of(*back), values_of(*x));
+  // A block moved between primal axes, and the primal axes permuted.
+  TensorPtr reblocked = run1("layout_transform", {blocked}, layouts("NCHW2c", "NCHW4c"));
+  EXPECT_EQ(values_of(*reblocked), (Values{0, 3, 6, 9, 1, 4, 7, 10, 2, 5, 8, 11}));
+  auto y = iota({1, 2, 2, 2}, DType::i32);
+  EXPECT_EQ(values_of(*run1("layout_transform", {y}, layouts("NCHW", "NHWC"))),
+            (Values{0, 4, 1, 5, 2, 6, 3, 7}));
+}
+
+TEST_F(TransformOpsTest, LayoutTransformErrors) {
+  Type x = tensor({1, 4, 3, 3});
+  EXPECT_EQ(error("layout_transform", {x}, layouts("NCHW", "NCHW3c")),
+            "axis C of size 4 does not split into blocks of 3 (layout NCHW3c)");
+  EXPECT_EQ(error("layout_transform", {tensor({1, 2, 3, 3, 8})}, layouts("NCHW16c", "NCHW")),
+            "dimension 4 of 1x2x3x3x8 is 8, but layout NCHW16c blocks it by 16");
+  EXPECT_EQ(error("layout_transform", {tensor({4, 3, 3})}, layouts("NCHW", "NHWC")),
+            "a tensor of layout NCHW has rank 4, not 3 (4x3x3)");
+  EXPECT_EQ(error("layout_transform", {x}, layouts("NCHW", "NCH")),
+            "layouts NCHW and NCH do not have the same axes");
+  EXPECT_EQ(error("layout_transform", {x}, layouts("NCHW", "NCHW0c")),
+            "layout 'NCHW0c' has block 'c' without a positive size");
+  EXPECT_EQ(error("layout_transform", {x}, layouts("NCHW", "NCHWc")),
+            "layout 'NCHWc' has block 'c' without a positive size");
+  EXPECT_EQ(error("layout_transform", {x}, layouts("NCHW", "NCHW16x")),
+            "layout 'NCHW16x' blocks axis 'x' but has no axis 'X'");
+  EXPECT_EQ(error("layout_transform", {x}, layouts("NCHH", "NCHW")),
+            "layout 'NCHH' names axis 'H' twice");
+  EXPECT_EQ(error("layout_transform", {x}, layouts("N4CHW", "NCHW")),
+            "layout 'N4CHW' gives a size to a primal (upper-case) axis");
+  EXPECT_EQ(error("layout_transform", {x}, layouts("NCHW16", "NCHW")),
+            "layout 'NCHW16' ends with a number, not an axis letter");
+  EXPECT_EQ(error("layout_transform", {x}, layouts("NC-W", "NCHW")),
+            "layout 'NC-W' has '-', which is not an axis letter");
+  EXPECT_EQ(error("layout_transform", {x}, layouts("", "NCHW")), "layout '' is empty");
 }
 
 }  // namespace

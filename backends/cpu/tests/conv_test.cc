@@ -1,4 +1,4 @@
-// The host backend's convolution: the CPU's vector lanes, pack-conv-weights, and the
+// The host backend's convolution: the CPU's vector lanes, pack-weights, and the
 // register-tiled schedule of conv2d_nchw, compiled over many shapes against the reference
 // interpreter (with a tolerance that allows FMA and reassociation, not an index error).
 #include <fmt/ranges.h>
@@ -49,7 +49,7 @@ TEST(CpuVectorLanes, FromTheTargetsCpuAndFeatures) {
   EXPECT_TRUE(native == 4 || native == 8 || native == 16) << native;
 }
 
-TEST(PackConvWeights, PacksConstantWeightsOfOneGroupInBlocksOfTheLanes) {
+TEST(PackConvWeights, PacksConstantWeightsInBlocksOfTheLanesOrFewer) {
   Context context;
   Module module(context);
   Function& main = *module.add_function("main").value();
@@ -58,21 +58,33 @@ TEST(PackConvWeights, PacksConstantWeightsOfOneGroupInBlocksOfTheLanes) {
   TensorPtr w = random_tensor({32, 4, 3, 3}, 1);
   Value* packed = b.value("nn.conv2d", {x, b.constant(w), b.constant(random_tensor({32}, 2))},
                           test::make_attrs({{"padding", Ints{1, 1, 1, 1}}}));
-  // Left alone: two groups; 24 output channels (not a multiple of 16); a computed weight.
+  // 24 output channels: blocks of 8; depthwise, 4 channels: blocks of 4.
+  Value* narrow = b.value("nn.conv2d", {x, b.constant(random_tensor({24, 4, 1, 1}, 4))});
+  Value* depthwise = b.value("nn.conv2d", {x, b.constant(random_tensor({4, 1, 3, 3}, 6))},
+                             test::make_attrs({{"groups", std::int64_t{4}}}));
+  // Left alone: two groups that are not one per channel; 6 output channels (no block of 4
+  // or more divides them); a computed weight.
   Value* grouped = b.value("nn.conv2d", {x, b.constant(random_tensor({16, 2, 1, 1}, 3))},
                            test::make_attrs({{"groups", std::int64_t{2}}}));
-  Value* narrow = b.value("nn.conv2d", {x, b.constant(random_tensor({24, 4, 1, 1}, 4))});
+  Value* odd = b.value("nn.conv2d", {x, b.constant(random_tensor({6, 4, 1, 1}, 7))});
   Value* computed_weight = b.value("nn.relu", {b.constant(random_tensor({16, 4, 1, 1}, 5))});
   Value* computed = b.value("nn.conv2d", {x, computed_weight});
-  main.set_outputs({packed, grouped, narrow, computed});
+  main.set_outputs({packed, narrow, depthwise, grouped, odd, computed});
 
-  auto changed = backends::pack_conv_weights(module, target(context, "c --mcpu=skylake-avx512"));
+  auto changed = backends::pack_weights(module, target(context, "c --mcpu=skylake-avx512"));
   ASSERT_TRUE(changed.ok()) << changed.error().message();
   EXPECT_TRUE(*changed);
   std::vector<std::string> ops;
-  for (Value* output : main.outputs()) ops.push_back(output->producer()->op_name());
+  std::vector<Shape> weights;
+  for (Value* output : main.outputs()) {
+    ops.push_back(output->producer()->op_name());
+    weights.push_back(output->producer()->operand(1)->tensor_type().shape);
+  }
   EXPECT_EQ(ops,
-            (std::vector<std::string>{"nn.conv2d_packed", "nn.conv2d", "nn.conv2d", "nn.conv2d"}));
+            (std::vector<std::string>{"nn.conv2d_packed", "nn.conv2d_packed", "nn.conv2d_packed",
+                                      "nn.conv2d", "nn.conv2d", "nn.conv2d"}));
+  EXPECT_EQ(weights[1], (Shape{3, 4, 1, 1, 8}));
+  EXPECT_EQ(weights[2], (Shape{1, 1, 3, 3, 4}));
   const Node& conv = *main.outputs()[0]->producer();
   EXPECT_EQ(conv.attrs().get_ints("padding"), (Ints{1, 1, 1, 1}));
   EXPECT_EQ(conv.num_operands(), 3u);

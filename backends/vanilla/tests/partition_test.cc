@@ -1,5 +1,6 @@
 // Partitioning for vanilla: what the predicate rejects and why (as the partition report shows
 // it), and the build driver's partition against the same passes assembled by hand.
+#include "backends/cpu/cpu.h"
 #include "backends/vanilla/tests/vanilla_test_util.h"
 #include "uma/partition/report.h"
 
@@ -179,7 +180,8 @@ TEST_F(VanillaPartitionTest, TheReportTableShowsTheReason) {
   EXPECT_NE(table.find("\nvanilla  8 (61.5%)  2 "), std::string::npos) << table;
 }
 
-// build::partition_for_targets is the four BYOC passes with vanilla's patterns.
+// build::partition_for_targets is the four BYOC passes with vanilla's patterns, then the
+// host's graph passes of POST_PARTITIONING_0 on what vanilla leaves.
 TEST_F(VanillaPartitionTest, EqualsTheHandAssembledPasses) {
   for (bool resnet : {false, true}) {
     auto m = model([&](Function& main, ModelBuilder& mb) {
@@ -199,6 +201,9 @@ TEST_F(VanillaPartitionTest, EqualsTheHandAssembledPasses) {
     auto changed = passes->run(*by_hand);
     ASSERT_TRUE(changed.ok()) << changed.error().message();
     EXPECT_TRUE(*changed);
+    const Target host = build::parse_targets(ctx, {"vanilla"}).value().host;
+    for (auto pass : {backends::pack_weights, backends::layout_nchwc})
+      ASSERT_TRUE(pass(*by_hand, host).ok());
     EXPECT_EQ(to_string(*by_driver), to_string(*by_hand)) << (resnet ? "resnet" : "mobilenet");
     EXPECT_NE(to_string(*by_driver).find("Compiler = \"vanilla\""), std::string::npos);
   }

@@ -72,4 +72,9 @@ PaddedInput fold_padding(const TensorView& data, std::vector<std::int64_t> befor
                          std::vector<std::int64_t> after, const tir::Expr& fill,
                          std::size_t first_padded, ComputeBuilder& builder);
 
+// `view`, a tensor in layout `from`, read as one in layout `to` (uma/op/layout.h): a
+// blocked weight read as the plain one its op's rule expects, say.
+Expected<TensorView> relaid_view(const TensorView& view, const std::string& from,
+                                 const std::string& to);
+
 }  // namespace uma::lower

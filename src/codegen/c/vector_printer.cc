@@ -66,6 +66,14 @@ std::optional<Expr> exact_quotient(const Expr& e, std::int64_t n) {
   return std::nullopt;
 }
 
+// The scalar a condition is in every lane: itself when it is a scalar, the broadcast value
+// of a broadcast; undefined otherwise.
+Expr lane_invariant(const Expr& condition) {
+  if (condition.type().lanes == 1) return condition;
+  if (const auto* broadcast = condition.as<BroadcastNode>()) return broadcast->value;
+  return Expr();
+}
+
 }  // namespace
 
 Expr FunctionPrinter::vector_index(const Buffer& buffer, const std::vector<Expr>& start) const {
@@ -137,6 +145,11 @@ bool FunctionPrinter::vector_form(const Expr& e) const {
       return both(e.as<MinNode>()->a, e.as<MinNode>()->b);
     case ExprKind::Max:
       return both(e.as<MaxNode>()->a, e.as<MaxNode>()->b);
+    case ExprKind::Select: {
+      // One condition for every lane (a padded read): a choice between two vectors.
+      const auto& op = *e.as<SelectNode>();
+      return lane_invariant(op.condition).defined() && both(op.true_value, op.false_value);
+    }
     case ExprKind::Call: {
       const auto& op = *e.as<CallNode>();
       if (op.call_kind != CallNode::CallKind::kIntrinsic || op.name != "fma") return false;
@@ -197,6 +210,18 @@ FunctionPrinter::Printed FunctionPrinter::vector_expr(const Expr& e) {
       return helper_call(VectorHelper::kMin, {e.as<MinNode>()->a, e.as<MinNode>()->b});
     case ExprKind::Max:
       return helper_call(VectorHelper::kMax, {e.as<MaxNode>()->a, e.as<MaxNode>()->b});
+    case ExprKind::Select: {
+      // C's ?: evaluates only the chosen vector: a padded read stays in bounds.
+      const auto& op = *e.as<SelectNode>();
+      Printed condition = expr(lane_invariant(op.condition));
+      Printed a = vector_expr(op.true_value), b = vector_expr(op.false_value);
+      auto wrap = [](const Printed& p, int min) {
+        return p.prec >= min ? p.text : "(" + p.text + ")";
+      };
+      return {fmt::format("{} ? {} : {}", wrap(condition, kLogicalOr), wrap(a, kLogicalOr),
+                          wrap(b, kConditional)),
+              kConditional};
+    }
     case ExprKind::Call:
       return helper_call(VectorHelper::kFma, e.as<CallNode>()->args);
     default:

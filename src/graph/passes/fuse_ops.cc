@@ -137,13 +137,17 @@ class Grouper {
   std::unordered_map<const Node*, Group*> group_of_;
 };
 
-// "fused_nn_conv2d_add_nn_relu": the group's first ops, so that names stay short.
+// "fused_nn_conv2d_add_nn_relu": the group's first ops, so that names stay short. C
+// identifiers are cut at 64 characters (src/codegen/c/names.cc): the stem leaves room for
+// the index that makes the name unique, so that two functions never share a symbol.
 std::string group_stem(const std::vector<Node*>& nodes) {
   constexpr std::size_t kMaxOps = 4;
+  constexpr std::size_t kMaxStem = 48;
   std::string stem = "fused";
   for (std::size_t i = 0; i < nodes.size() && i < kMaxOps; ++i) {
     std::string op = nodes[i]->op_name();
     std::replace(op.begin(), op.end(), '.', '_');
+    if (stem.size() + 1 + op.size() > kMaxStem) break;
     stem += "_" + op;
   }
   return stem;

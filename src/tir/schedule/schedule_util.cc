@@ -302,15 +302,24 @@ bool uses(const Expr& e, const Var& var) { return uses_any(e, {var.as<VarNode>()
 std::optional<std::string> reduction_store(const ForNode& loop) {
   std::optional<std::string> found;
   std::unordered_set<const BufferNode*> local;
+  // The loop's variable and those of the loops inside whose bounds depend on it (a tile
+  // copied out at the loop's position): a store at any of them is a different element
+  // in each iteration. Pre-order sees a loop before its body.
+  std::unordered_set<const VarNode*> dependent = {loop.var.as<VarNode>()};
   pre_order_visit(loop.body, [&](const ExprNode*, const StmtNode* s) {
     if (s == nullptr || found) return;
     if (s->kind == StmtKind::Allocate)
       local.insert(static_cast<const AllocateNode*>(s)->buffer.get());
+    if (s->kind == StmtKind::For) {
+      const auto* inner = static_cast<const ForNode*>(s);
+      if (uses_any(inner->min, dependent) || uses_any(inner->extent, dependent))
+        dependent.insert(inner->var.as<VarNode>());
+    }
     if (s->kind != StmtKind::Store) return;
     const auto* store = static_cast<const StoreNode*>(s);
     if (local.contains(store->buffer.get())) return;
     bool indexed = std::any_of(store->indices.begin(), store->indices.end(),
-                               [&](const Expr& index) { return uses(index, loop.var); });
+                               [&](const Expr& index) { return uses_any(index, dependent); });
     if (!indexed) found = store->buffer->name;
   });
   return found;

@@ -120,8 +120,8 @@ bool uses_any(const Expr& e, const std::unordered_set<const VarNode*>& vars);
 bool uses(const Expr& e, const Var& var);
 
 // The name of the first buffer that `loop`'s body stores to at indices that do not use
-// the loop's variable, leaving out buffers allocated inside the loop: a reduction, whose
-// iterations must not run at once.
+// the loop's variable (or that of a loop inside whose bounds use it), leaving out buffers
+// allocated inside the loop: a reduction, whose iterations must not run at once.
 std::optional<std::string> reduction_store(const ForNode& loop);
 
 // Whether `s` holds an allocation of `buffer`.
