@@ -8,6 +8,7 @@
 //                                                 it has a blocked form, else read as NCHW
 //   an elementwise op whose operands are        -> the same op on the blocked forms; a
 //     blocked, scalars or per-channel constants     per-channel constant is relaid here
+//     (a blocked (N, C, 1, 1) broadcasts: a squeeze-and-excite gate)
 //   nn.max_pool2d / nn.avg_pool2d of a blocked  -> nn.max_pool3d / nn.avg_pool3d over
 //     value                                        (H, W, b) with a window of 1 over b
 //   nn.global_avg_pool / nn.global_max_pool     -> the same pool 3-D over (H, W)
@@ -34,6 +35,16 @@ std::int64_t block_of(const Value* blocked) { return blocked->tensor_type().shap
 
 bool is_rank4_tensor(const Value* value) {
   return value->type().is_tensor() && value->tensor_type().rank() == 4;
+}
+
+// Whether `from` broadcasts to `to` of the same rank: each dimension equal or 1. Blocked
+// alike, (N, C / b, 1, 1, b) then broadcasts to (N, C / b, H, W, b) as (N, C, 1, 1) does to
+// (N, C, H, W): a squeeze-and-excite gate.
+bool broadcasts(const Shape& from, const Shape& to) {
+  if (from.size() != to.size()) return false;
+  for (std::size_t d = 0; d < from.size(); ++d)
+    if (from[d] != to[d] && from[d] != 1) return false;
+  return true;
 }
 
 class LayoutPass {
@@ -118,7 +129,8 @@ class LayoutPass {
   }
 
   // An elementwise op whose result has the shape of a blocked operand, and whose other
-  // operands are blocked alike, scalars, or constants of one value per channel.
+  // operands are blocked alike (or broadcast per channel), scalars, or constants of one
+  // value per channel.
   Expected<Value*> elementwise(Node& node) {
     const Shape& shape = node.result()->tensor_type().shape;
     std::int64_t block = 0;
@@ -140,7 +152,8 @@ class LayoutPass {
     if (!operand->type().is_tensor()) return nullptr;
     const Shape& own = operand->tensor_type().shape;
     if (Value* blocked = blocked_form(operand))
-      return block_of(blocked) == block && own == shape ? blocked : nullptr;
+      return block_of(blocked) == block && own[1] == shape[1] && broadcasts(own, shape) ? blocked
+                                                                                        : nullptr;
     // Scalars broadcast against the blocked shape as they do against NCHW.
     if (std::all_of(own.begin(), own.end(), [](std::int64_t d) { return d == 1; }))
       return own.size() <= shape.size() ? operand : nullptr;

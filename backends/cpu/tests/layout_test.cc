@@ -122,6 +122,33 @@ TEST_F(LayoutTest, BlocksTheChainWithLayoutChangesOnlyAtItsEdges) {
     EXPECT_TRUE((*got)[i]->same_contents(*(*expected)[i])) << "output " << i;
 }
 
+TEST_F(LayoutTest, ASqueezeAndExciteGateStaysBlocked) {
+  // x * sigmoid(conv(global_avg_pool(x))): the gate (1, 32, 1, 1) broadcasts over x blocked.
+  Module module(context);
+  Function& main = *module.add_function("main").value();
+  Builder b(main);
+  Value* x = main.add_param(tensor({1, 3, 8, 8}), "x");
+  Value* features = b.value("nn.conv2d", {x, b.constant(random_tensor({32, 3, 1, 1}, 1))});
+  Value* pooled = b.value("nn.global_avg_pool", {features});
+  Value* gate = b.value(
+      "sigmoid", {b.value("nn.conv2d", {pooled, b.constant(random_tensor({32, 32, 1, 1}, 2))})});
+  main.set_outputs({b.value("multiply", {features, gate})});
+  std::unique_ptr<Module> blocked = copy(module);
+  for (auto pass : {backends::pack_weights, backends::layout_nchwc})
+    ASSERT_TRUE(pass(*blocked, host(context)).ok());
+  const Function& after = *blocked->find_function("main");
+  std::vector<std::string> ops;
+  for (const auto& node : after.nodes())
+    if (!node->is_op("constant")) ops.push_back(node->op_name());
+  EXPECT_EQ(ops, (std::vector<std::string>{"nn.conv2d_nchwc", "nn.avg_pool3d", "nn.conv2d_nchwc",
+                                           "sigmoid", "multiply", "layout_transform"}));
+  std::vector<TensorPtr> inputs = random_inputs(main, 3);
+  auto expected = interpret(module, inputs);
+  auto got = interpret(*blocked, inputs);
+  ASSERT_TRUE(expected.ok() && got.ok());
+  EXPECT_TRUE((*got)[0]->same_contents(*(*expected)[0]));
+}
+
 // One blocked op family on a random shape: its build for the host against the interpreter,
 // at 1 and 2 threads.
 void check_compiled(Context& context, Module& module, const std::string& what) {
