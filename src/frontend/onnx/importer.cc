@@ -49,6 +49,7 @@ const ConverterTable& converters() {
     onnx_import::register_norm_converters(t);
     onnx_import::register_transform_converters(t);
     onnx_import::register_reduce_converters(t);
+    onnx_import::register_einsum_converter(t);
     return t;
   }();
   return table;
