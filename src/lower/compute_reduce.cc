@@ -8,7 +8,9 @@
 // (minimum), NaN beating every number. argmax materializes the maximum (argmax_max), then
 // finds its position (argmax); argmin likewise (argmin_min, argmin). cumsum is a sum over the
 // whole axis of the elements at or before (after, with reverse) the output's position,
-// without it with exclusive.
+// without it with exclusive. topk materializes each element's rank in the order
+// (topk_rank), then finds the element of each rank and its position (topk, topk_indices):
+// quadratic in the axis's length, which suits the short axes it is used on.
 #include "uma/lower/compute_util.h"
 #include "uma/op/shape_util.h"
 
@@ -173,6 +175,66 @@ Expected<std::vector<Stage>> cumsum_rule(const Node& node, const std::vector<Ten
   return std::vector<Stage>{std::move(stage)};
 }
 
+// topk(x): each element's rank along the axis (how many elements beat it, or equal it
+// before it), then output j is the element of rank j and its position.
+Expected<std::vector<Stage>> topk_rule(const Node& node, const std::vector<TensorView>& in,
+                                       ComputeBuilder& builder) {
+  const TensorView x = in[0];
+  const std::size_t axis = *normalize_axis(node.attrs().get_int("axis"), x.shape.size());
+  const bool smallest = node.attrs().get_int("largest") == 0;
+  const Shape& out = node.results()[0]->tensor_type().shape;
+  auto at_row = [axis](const Indices& o, const Expr& row) {
+    Indices idx = o;
+    idx[axis] = row;
+    return idx;
+  };
+  // a before b in the order: larger (smaller), NaN above every number, as argmax compares.
+  auto beats = [smallest](const Expr& a, const Expr& b) {
+    Expr strict = smallest ? a < b : a > b;
+    if (!is_float(a.type().dtype)) return strict;
+    return !intrinsic("isnan", {b}) && (intrinsic("isnan", {a}) || strict);
+  };
+  Stage rank;
+  rank.name = "topk_rank";
+  rank.dtype = DType::i64;
+  rank.shape = x.shape;
+  rank.reduction = Reduction{
+      .combiner = Combiner::kSum,
+      .extents = {x.shape[axis]},
+      .body = [x, axis, at_row, beats](const Indices& o, const Indices& r) {
+        Expr other = x.at(at_row(o, r[0])), self = x.at(o);
+        Expr before = beats(other, self) || (!beats(self, other) && r[0] < o[axis]);
+        return tir::SelectNode::make(before, Expr(std::int64_t{1}), Expr(std::int64_t{0}));
+      }};
+  TensorView ranks = builder.materialize(std::move(rank));
+  // The row whose rank is the output's position: its value, or the row itself.
+  auto picked = [ranks, at_row, axis](std::function<Expr(const Indices&, const Expr&)> of,
+                                      Expr none) {
+    return [ranks, at_row, axis, of, none](const Indices& o, const Indices& r) {
+      return tir::SelectNode::make(ranks.at(at_row(o, r[0])) == o[axis], of(o, r[0]), none);
+    };
+  };
+  Stage values;
+  values.name = "topk";
+  values.dtype = x.dtype;
+  values.shape = out;
+  values.reduction =
+      Reduction{.combiner = Combiner::kMax,
+                .extents = {x.shape[axis]},
+                .body = picked(
+                    [x, at_row](const Indices& o, const Expr& row) { return x.at(at_row(o, row)); },
+                    lowest(x.dtype))};
+  Stage positions;
+  positions.name = "topk_indices";
+  positions.dtype = DType::i64;
+  positions.shape = out;
+  positions.reduction = Reduction{
+      .combiner = Combiner::kMax,
+      .extents = {x.shape[axis]},
+      .body = picked([](const Indices&, const Expr& row) { return row; }, Expr(std::int64_t{-1}))};
+  return std::vector<Stage>{std::move(values), std::move(positions)};
+}
+
 }  // namespace
 
 void register_reduce_computes(ComputeRegistry& registry) {
@@ -185,6 +247,7 @@ void register_reduce_computes(ComputeRegistry& registry) {
     UMA_CHECK(registry.add(min ? "argmin" : "argmax", rule).ok());
   }
   UMA_CHECK(registry.add("cumsum", cumsum_rule).ok());
+  UMA_CHECK(registry.add("topk", topk_rule).ok());
 }
 
 }  // namespace uma::lower

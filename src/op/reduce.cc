@@ -1,5 +1,6 @@
 // Reductions: sum, mean, max, min and prod over a set of axes, argmax and argmin along one
-// axis, and the running sum cumsum along one axis.
+// axis, the k largest or smallest elements along one axis (topk), and the running sum cumsum
+// along one axis.
 //
 // Semantics of the reference kernels:
 // - Floating-point dtypes accumulate in double and round once to the result dtype; max and
@@ -11,8 +12,10 @@
 //   18.
 // - argmax gives the index of the first largest element (the last with select_last_index),
 //   argmin of the first smallest; NaN beats every number in both, as in numpy.
+// - topk orders as argmax compares (NaN above every number), equal elements by position.
 // - cumsum sums each element with those before it along the axis (after it with reverse;
 //   without itself with exclusive), accumulating like sum.
+#include <algorithm>
 #include <cmath>
 #include <limits>
 #include <memory>
@@ -206,6 +209,59 @@ Expected<std::vector<TensorPtr>> arg_reduction_kernel(bool min,
   return std::vector<TensorPtr>{std::move(out)};
 }
 
+// ---- topk ----
+
+// topk(x) as ONNX TopK: the k largest (smallest) elements along the axis, in order, and
+// their positions (i64); equal elements keep their order, and NaN is larger than every
+// number, as in argmax. `sorted` = 0 allows any order; the kernel sorts anyway.
+Expected<std::vector<Type>> infer_topk(const std::vector<Type>& inputs, const AttrMap& attrs) {
+  UMA_TRY(check_tensor_operands(inputs));
+  const TensorType& input = inputs[0].tensor();
+  UMA_TRY(check_numbers(input));
+  UMA_TRY_ASSIGN(std::size_t axis, axis_attr(attrs, "axis", input.rank()));
+  for (const char* flag : {"largest", "sorted"})
+    if (auto valid = flag_attr(attrs, flag); !valid) return valid.error();
+  std::int64_t k = attrs.get_int("k");
+  if (k < 0 || k > input.shape[axis])
+    return make_error("attribute 'k' is {}, but must be in [0, {}] (dimension {})", k,
+                      input.shape[axis], axis);
+  TensorType values{input.dtype, input.shape};
+  values.shape[axis] = k;
+  return std::vector<Type>{values, TensorType{DType::i64, values.shape}};
+}
+
+Expected<std::vector<TensorPtr>> topk_kernel(const std::vector<TensorPtr>& inputs,
+                                             const AttrMap& attrs,
+                                             const std::vector<Type>& result_types) {
+  const Tensor& input = *inputs[0];
+  auto values = std::make_shared<Tensor>(result_types[0].tensor());
+  auto positions = std::make_shared<Tensor>(result_types[1].tensor());
+  const Shape& shape = input.shape();
+  std::size_t axis = *normalize_axis(attrs.get_int("axis"), shape.size());
+  bool smallest = attrs.get_int("largest") == 0;
+  std::int64_t k = attrs.get_int("k");
+  // As argmax: `outer` blocks of `dim` rows of `inner` elements, one column sorted at a time.
+  std::int64_t dim = shape[axis];
+  std::int64_t outer = product(shape, 0, axis);
+  std::int64_t inner = product(shape, axis + 1, shape.size());
+  std::vector<std::int64_t> order(static_cast<std::size_t>(dim));
+  for (std::int64_t o = 0; o < outer; ++o)
+    for (std::int64_t c = 0; c < inner; ++c) {
+      auto element = [&](std::int64_t row) { return (o * dim + row) * inner + c; };
+      for (std::int64_t row = 0; row < dim; ++row) order[static_cast<std::size_t>(row)] = row;
+      std::stable_sort(order.begin(), order.end(), [&](std::int64_t a, std::int64_t b) {
+        return beats(input, element(a), element(b), smallest);
+      });
+      for (std::int64_t j = 0; j < k; ++j) {
+        std::int64_t row = order[static_cast<std::size_t>(j)];
+        std::int64_t at = (o * k + j) * inner + c;
+        copy_elements(input, element(row), *values, at, 1);
+        positions->data<std::int64_t>()[at] = row;
+      }
+    }
+  return std::vector<TensorPtr>{std::move(values), std::move(positions)};
+}
+
 // ---- cumsum ----
 
 Expected<std::vector<Type>> infer_cumsum(const std::vector<Type>& inputs, const AttrMap& attrs) {
@@ -305,6 +361,17 @@ void register_reduce_ops(OpRegistry& registry) {
                .kernel = cumsum_kernel,
                .fusion = FusionCategory::kAnchor};
   UMA_CHECK(registry.add(std::move(cumsum)).ok(), "op cumsum registered twice");
+  OpDef topk{.name = "topk",
+             .min_inputs = 1,
+             .max_inputs = 1,
+             .attrs = {{"k", AttrKind::Int, std::nullopt},
+                       {"axis", AttrKind::Int, std::int64_t{-1}},
+                       {"largest", AttrKind::Int, std::int64_t{1}},
+                       {"sorted", AttrKind::Int, std::int64_t{1}}},
+             .infer = infer_topk,
+             .kernel = topk_kernel,
+             .fusion = FusionCategory::kAnchor};
+  UMA_CHECK(registry.add(std::move(topk)).ok(), "op topk registered twice");
 }
 
 }  // namespace uma

@@ -128,5 +128,20 @@ TEST(LowerReduce, Cumsum) {
   });
 }
 
+TEST(LowerReduce, Topk) {
+  auto i32 = [](Shape shape) { return TensorType{DType::i32, std::move(shape)}; };
+  auto topk = [](std::int64_t k, std::int64_t axis, std::int64_t largest) {
+    return make_attrs({{"k", k}, {"axis", axis}, {"largest", largest}});
+  };
+  check_cases({
+      op_case("largest, last axis", "topk", {f32({3, 7})}, topk(3, -1, 1), 0),
+      op_case("smallest, axis 0", "topk", {f32({6, 2, 3})}, topk(2, 0, 0), 0),
+      op_case("all of them", "topk", {f32({5})}, topk(5, 0, 1), 0),
+      // Integers in [-5, 5] tie often: equal elements keep their order.
+      op_case("ints, largest", "topk", {i32({4, 9})}, topk(4, 1, 1), 0),
+      op_case("ints, smallest", "topk", {i32({9, 3})}, topk(6, 0, 0), 0),
+  });
+}
+
 }  // namespace
 }  // namespace uma::testing_lower

@@ -1,7 +1,7 @@
 // Lowered data movement and shape ops: the transform family (reshape, squeeze, expand_dims,
 // transpose, concatenate, split), the broadcast family (broadcast_to, tile, nn.pad), the index
-// family (strided_slice, take) and the shape family (shape_of, full, arange), compiled and
-// compared with the reference interpreter bit for bit.
+// family (strided_slice, take, gather_elements, gather_nd, the scatters) and the shape family
+// (shape_of, full, arange), compiled and compared with the reference interpreter bit for bit.
 #include <limits>
 
 #include "lower_test_util.h"
@@ -169,6 +169,56 @@ TEST(LowerIndex, GatherElements) {
       gather("axis 0", {11, 3}, typed(DType::i64, {4, 3}), 0),
       gather("axis 1, fewer rows", {4, 11, 3}, typed(DType::i32, {2, 5, 3}), 1),
       gather("last axis, u8", {3, 11}, typed(DType::u8, {3, 6}), -1),
+  });
+}
+
+TEST(LowerIndex, GatherNd) {
+  auto gather = [](std::string label, Shape data, TensorType indices, std::int64_t batch) {
+    return op_case(std::move(label), "gather_nd", {f32(std::move(data)), std::move(indices)},
+                   make_attrs({{"batch_dims", batch}}), 0.0);
+  };
+  // Random indices lie in [-5, 5] ([0, 10] unsigned), within axes of 11.
+  check_cases({
+      gather("rows", {11, 11, 3}, typed(DType::i64, {4, 2}), 0),
+      gather("elements", {11, 11}, typed(DType::i32, {2, 3, 2}), 0),
+      gather("one batch dimension", {2, 11, 3}, typed(DType::i64, {2, 5, 1}), 1),
+      gather("u8 indices", {11, 4}, typed(DType::u8, {3, 1}), 0),
+  });
+}
+
+TEST(LowerIndex, Scatter) {
+  auto scatter = [](std::string label, const char* op, TensorType data, Shape indices,
+                    Shape updates, AttrMap attrs) {
+    DType dtype = data.dtype;
+    return op_case(
+        std::move(label), op,
+        {std::move(data), typed(DType::i64, std::move(indices)), typed(dtype, std::move(updates))},
+        std::move(attrs), 1e-6);
+  };
+  auto along = [](std::int64_t axis, const char* reduction) {
+    return make_attrs({{"axis", axis}, {"reduction", std::string(reduction)}});
+  };
+  auto reduced = [](const char* reduction) {
+    return make_attrs({{"reduction", std::string(reduction)}});
+  };
+  // Random indices lie in [-5, 5] within axes of 11, and often repeat: updates collide.
+  check_cases({
+      scatter("elements, axis 0", "scatter_elements", f32({11, 3}), {6, 3}, {6, 3},
+              along(0, "none")),
+      scatter("elements, axis 1, fewer rows", "scatter_elements", f32({4, 11}), {2, 9}, {2, 9},
+              along(1, "none")),
+      scatter("elements add", "scatter_elements", f32({4, 11}), {3, 7}, {3, 7}, along(-1, "add")),
+      scatter("elements mul", "scatter_elements", f32({11, 2}), {4, 2}, {4, 2}, along(0, "mul")),
+      scatter("elements max, i32", "scatter_elements", typed(DType::i32, {11, 3}), {8, 3}, {8, 3},
+              along(0, "max")),
+      scatter("elements min", "scatter_elements", f32({11, 3}), {8, 2}, {8, 2}, along(0, "min")),
+      scatter("nd rows", "scatter_nd", f32({11, 4}), {5, 1}, {5, 4}, reduced("none")),
+      scatter("nd elements", "scatter_nd", f32({11, 11}), {3, 4, 2}, {3, 4}, reduced("none")),
+      scatter("nd add", "scatter_nd", f32({11, 11, 2}), {6, 2}, {6, 2}, reduced("add")),
+      scatter("nd mul, i32", "scatter_nd", typed(DType::i32, {11, 3}), {7, 1}, {7, 3},
+              reduced("mul")),
+      scatter("nd max", "scatter_nd", f32({11}), {9, 1}, {9}, reduced("max")),
+      scatter("nd min", "scatter_nd", f32({11, 2}), {9, 1}, {9, 2}, reduced("min")),
   });
 }
 

@@ -1,8 +1,8 @@
 // Unit tests of the ONNX converters of src/frontend/onnx/norm.cc: what BatchNormalization,
-// InstanceNormalization, LayerNormalization, Softmax, LogSoftmax, Resize and Upsample become
-// across opsets, checked on the imported graph's text and by running it. ONNX's node tests
-// cover opset 13+ (and 6 for InstanceNormalization); these cover the older opsets, the
-// statistics outputs, the ways sizes and scales arrive, and the errors.
+// InstanceNormalization, LayerNormalization, MeanVarianceNormalization, LRN, Softmax,
+// LogSoftmax, Resize and Upsample become across opsets, checked on the imported graph's text and by
+// running it. ONNX's node tests cover opset 13+ (and 6 for InstanceNormalization); these cover the
+// older opsets, the statistics outputs, the ways sizes and scales arrive, and the errors.
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -184,6 +184,36 @@ TEST_F(OnnxNormTest, InstanceNormalization) {
   std::vector<TensorPtr> y = run(model, {f32({1, 2, 2}, {0, 2, 4, 6})});
   ASSERT_EQ(y.size(), 1u);
   EXPECT_EQ(values_of(*y[0]), (Values{-1, 1, -1, 3}));
+}
+
+// ---- MeanVarianceNormalization, LRN ----
+
+TEST_F(OnnxNormTest, MeanVarianceNormalization) {
+  OnnxModel model("MeanVarianceNormalization", 13);
+  model.input("x", DType::f32, {1, 2, 1, 2}).output("y");
+  // Channels [0, 2] and [4, 8], of deviations 1 and 2 over the default axes (0, 2, 3).
+  std::vector<TensorPtr> y = run(model, {f32({1, 2, 1, 2}, {0, 2, 4, 8})});
+  ASSERT_EQ(y.size(), 1u);
+  expect_near(values_of(*y[0]), {-1, 1, -1, 1}, 1e-6);
+}
+
+TEST_F(OnnxNormTest, Lrn) {
+  OnnxModel model("LRN", 13);
+  model.input("x", DType::f32, {1, 4, 1, 1})
+      .output("y")
+      .int_attr("size", 2)
+      .attr("alpha", 2.0)
+      .attr("beta", 1.0)
+      .attr("bias", 1.0);
+  // Size 2 sums each channel's square with the next one's: 1 + 1 * (x[c]^2 + x[c+1]^2).
+  std::vector<TensorPtr> y = run(model, {f32({1, 4, 1, 1}, {1, 2, 3, 4})});
+  ASSERT_EQ(y.size(), 1u);
+  expect_near(values_of(*y[0]), {1.0 / 6, 2.0 / 14, 3.0 / 26, 4.0 / 17}, 1e-6);
+  OnnxModel flat("LRN", 13);
+  flat.input("x", DType::f32, {4, 4}).output("y").int_attr("size", 3);
+  EXPECT_EQ(import_error(flat),
+            "m.onnx: node 'n' (LRN): input 0 has shape 4x4, but must have at least 3 dimensions "
+            "(N, C, ...)");
 }
 
 // ---- LayerNormalization ----

@@ -1,4 +1,4 @@
-// Unit tests of the ONNX converters of data-movement ops and reductions
+// Unit tests of the ONNX converters of data-movement ops, indexing and reductions
 // (src/frontend/onnx/transform.cc, reduce.cc): each opset's way of passing shapes, axes,
 // pads and sizes (attributes before, constant inputs after), checked by importing one-node
 // models and running them with the reference interpreter against hand-computed values.
@@ -336,6 +336,136 @@ TEST(OnnxTransformConverters, EyeLikeTriluOneHotHardmax) {
   EXPECT_EQ(values_of(*OneNode("Hardmax", 13).input(x).run1()), (Values{0, 1, 0, 1, 0, 0}));
   EXPECT_EQ(values_of(*OneNode("Hardmax", 11).input(x).attr("axis", std::int64_t{0}).run1()),
             (Values{0, 0, 0, 1, 0, 0}));
+}
+
+TEST(OnnxTransformConverters, GatherNdAndScatters) {
+  auto x = iota({2, 2, 2});
+  auto rows = make_tensor(DType::i64, {2, 1}, {1, 0});
+  // batch_dims from opset 12: each batch's row indexes its own slice.
+  EXPECT_EQ(values_of(*OneNode("GatherND", 12).input(x).input(rows).run1()),
+            (Values{4, 5, 6, 7, 0, 1, 2, 3}));
+  EXPECT_EQ(
+      values_of(
+          *OneNode("GatherND", 12).input(x).input(rows).attr("batch_dims", std::int64_t{1}).run1()),
+      (Values{2, 3, 4, 5}));
+  // reduction from opset 16; Scatter (opset 10) is ScatterElements.
+  auto data = iota({3});
+  auto at = make_tensor(DType::i64, {2}, {1, 1});
+  auto updates = f32({2}, {10, 20});
+  EXPECT_EQ(values_of(*OneNode("ScatterElements", 16)
+                           .input(data)
+                           .input(at)
+                           .input(updates)
+                           .attr("reduction", std::string("add"))
+                           .run1()),
+            (Values{0, 31, 2}));
+  EXPECT_EQ(values_of(*OneNode("Scatter", 10).input(data).input(at).input(updates).run1()),
+            (Values{0, 20, 2}));
+  EXPECT_EQ(values_of(*OneNode("ScatterND", 16)
+                           .input(data)
+                           .input(make_tensor(DType::i64, {2, 1}, {1, 1}))
+                           .input(updates)
+                           .attr("reduction", std::string("mul"))
+                           .run1()),
+            (Values{0, 200, 2}));
+  EXPECT_EQ(OneNode("ScatterND", 16)
+                .input(data)
+                .input(make_tensor(DType::i64, {2, 1}, {1, 1}))
+                .input(updates)
+                .attr("reduction", std::string("sum"))
+                .error(),
+            "m.onnx: node 'n' (ScatterND): scatter_nd: attribute 'reduction' is 'sum'; expected "
+            "'none', "
+            "'add', 'mul', 'max' or 'min'");
+}
+
+TEST(OnnxTransformConverters, ReverseSequenceCompressTopK) {
+  // time x batch = 3x2: batch 0 reverses its first 3 steps, batch 1 its first 2.
+  auto x = iota({3, 2});
+  auto lens = make_tensor(DType::i64, {2}, {3, 2});
+  EXPECT_EQ(values_of(*OneNode("ReverseSequence", 10).input(x).input(lens).run1()),
+            (Values{4, 3, 2, 1, 0, 5}));
+  EXPECT_EQ(OneNode("ReverseSequence", 10)
+                .input(x)
+                .input(lens)
+                .attr("batch_axis", std::int64_t{0})
+                .attr("time_axis", std::int64_t{0})
+                .error(),
+            "m.onnx: node 'n' (ReverseSequence): attributes 'batch_axis' and 'time_axis' are 0 "
+            "and 0, but must be 0 and 1 or 1 and 0");
+  auto keep = make_tensor(DType::boolean, {2}, {0, 1});
+  EXPECT_EQ(
+      values_of(
+          *OneNode("Compress", 11).input(x).constant(keep).attr("axis", std::int64_t{-1}).run1()),
+      (Values{1, 3, 5}));
+  // Without an axis the input is flattened.
+  EXPECT_EQ(values_of(*OneNode("Compress", 11).input(x).constant(keep).run1()), (Values{1}));
+  EXPECT_EQ(OneNode("Compress", 11).input(x).input(keep).error(),
+            "m.onnx: node 'n' (Compress): input 1 ('condition') must be a constant");
+  EXPECT_EQ(OneNode("Compress", 11)
+                .input(x)
+                .constant(make_tensor(DType::boolean, {4}, {0, 0, 0, 1}))
+                .attr("axis", std::int64_t{1})
+                .error(),
+            "m.onnx: node 'n' (Compress): input 1 ('condition') holds at position 3, beyond the "
+            "2 elements along the axis");
+  // k an attribute before opset 10, an input from 10; largest from 11.
+  auto v = f32({4}, {3, 1, 4, 1});
+  std::vector<TensorPtr> top =
+      OneNode("TopK", 1).input(v).attr("k", std::int64_t{2}).outputs(2).run();
+  ASSERT_EQ(top.size(), 2u);
+  EXPECT_EQ(values_of(*top[0]), (Values{4, 3}));
+  EXPECT_EQ(values_of(*top[1]), (Values{2, 0}));
+  std::vector<TensorPtr> low =
+      OneNode("TopK", 11).input(v).ints({2}).attr("largest", std::int64_t{0}).outputs(2).run();
+  ASSERT_EQ(low.size(), 2u);
+  EXPECT_EQ(values_of(*low[0]), (Values{1, 1}));
+  EXPECT_EQ(values_of(*low[1]), (Values{1, 3}));
+  EXPECT_EQ(OneNode("TopK", 11).input(v).ints({2, 1}).outputs(2).error(),
+            "m.onnx: node 'n' (TopK): input 1 ('K') has 2 elements, but must have one");
+}
+
+TEST(OnnxTransformConverters, Einsum) {
+  auto einsum = [](const std::string& equation) {
+    OneNode node("Einsum", 12);
+    node.attr("equation", equation);
+    return node;
+  };
+  auto a = iota({2, 3});  // [[0, 1, 2], [3, 4, 5]]
+  auto b = iota({3, 2});  // [[0, 1], [2, 3], [4, 5]]
+  // A matmul (f32: nn.matmul), its transpose, and the implicit output (labels used once).
+  EXPECT_EQ(values_of(*einsum("ij,jk->ik").input(a).input(b).run1()), (Values{10, 13, 28, 40}));
+  EXPECT_EQ(values_of(*einsum("ij,jk->ki").input(a).input(b).run1()), (Values{10, 28, 13, 40}));
+  EXPECT_EQ(values_of(*einsum("ij,jk").input(a).input(b).run1()), (Values{10, 13, 28, 40}));
+  // A diagonal, a trace, a sum over a label only one input has, and three operands.
+  auto square = iota({3, 3});
+  EXPECT_EQ(values_of(*einsum("ii->i").input(square).run1()), (Values{0, 4, 8}));
+  EXPECT_EQ(values_of(*einsum("ii").input(square).run1()), (Values{12}));
+  EXPECT_EQ(values_of(*einsum("ij,j->j").input(a).input(f32({3}, {1, 2, 3})).run1()),
+            (Values{3, 10, 21}));
+  EXPECT_EQ(values_of(*einsum("ij,jk,k->i").input(a).input(b).input(f32({2}, {1, -1})).run1()),
+            (Values{-3, -12}));
+  // Batches under an ellipsis; integers multiply and sum without nn.matmul.
+  auto batched = einsum("...ij,...jk->...ik").input(iota({2, 1, 2})).input(iota({2, 2, 1})).run1();
+  EXPECT_EQ(batched->shape(), (Shape{2, 1, 1}));
+  EXPECT_EQ(values_of(*batched), (Values{1, 13}));
+  EXPECT_EQ(values_of(*einsum("i,i")
+                           .input(make_tensor(DType::i32, {3}, {1, 2, 3}))
+                           .input(make_tensor(DType::i32, {3}, {4, 5, 6}))
+                           .run1()),
+            (Values{32}));
+  EXPECT_EQ(einsum("ij,jk->ik").input(a).input(a).error(),
+            "m.onnx: node 'n' (Einsum): attribute 'equation': a label's dimensions differ, 3 and "
+            "2");
+  EXPECT_EQ(einsum("ijk->i").input(a).error(),
+            "m.onnx: node 'n' (Einsum): attribute 'equation': term 0 ('ijk') names 3 dimensions, "
+            "but input 0 has rank 2");
+  EXPECT_EQ(einsum("ij->z").input(a).error(),
+            "m.onnx: node 'n' (Einsum): attribute 'equation': the output's label 'z' names no "
+            "input's dimension");
+  EXPECT_EQ(einsum("ij,jk->ik").input(a).error(),
+            "m.onnx: node 'n' (Einsum): attribute 'equation' (\"ij,jk->ik\") has 2 input terms, "
+            "but the node has 1 inputs");
 }
 
 }  // namespace

@@ -1,6 +1,6 @@
-// Unit tests of the reductions (sum, mean, max, min, prod), argmax, argmin and cumsum: inference
-// with every error message exactly, and kernels against hand-computed values and an independent
-// formulation.
+// Unit tests of the reductions (sum, mean, max, min, prod), argmax, argmin, topk and cumsum:
+// inference with every error message exactly, and kernels against hand-computed values and an
+// independent formulation.
 #include <algorithm>
 #include <cmath>
 #include <functional>
@@ -216,6 +216,34 @@ TEST_F(ReduceOpsTest, Argmax) {
   big->data<std::int64_t>()[0] = (std::int64_t{1} << 60) + 1;
   big->data<std::int64_t>()[1] = (std::int64_t{1} << 60);
   EXPECT_EQ(values_of(*run1("argmax", {big})), (Values{0}));
+}
+
+TEST_F(ReduceOpsTest, Topk) {
+  auto k = [](std::int64_t count, std::int64_t axis = -1, std::int64_t largest = 1) {
+    return make_attrs({{"k", count}, {"axis", axis}, {"largest", largest}});
+  };
+  // [[1, 5, 5, 2], [7, 0, 7, 3]]: equal elements keep their order.
+  auto x = f32({2, 4}, {1, 5, 5, 2, 7, 0, 7, 3});
+  std::vector<TensorPtr> top = run("topk", {x}, k(3));
+  ASSERT_EQ(top.size(), 2u);
+  EXPECT_EQ(top[0]->type(), (TensorType{DType::f32, {2, 3}}));
+  EXPECT_EQ(top[1]->type(), (TensorType{DType::i64, {2, 3}}));
+  EXPECT_EQ(values_of(*top[0]), (Values{5, 5, 2, 7, 7, 3}));
+  EXPECT_EQ(values_of(*top[1]), (Values{1, 2, 3, 0, 2, 3}));
+  std::vector<TensorPtr> low = run("topk", {x}, k(1, 0, 0));
+  EXPECT_EQ(values_of(*low[0]), (Values{1, 0, 5, 2}));
+  EXPECT_EQ(values_of(*low[1]), (Values{0, 1, 0, 0}));
+  // NaN is above every number, as in argmax.
+  double nan = std::nan("");
+  std::vector<TensorPtr> with_nan = run("topk", {f32({3}, {1, nan, 9})}, k(2));
+  EXPECT_TRUE(std::isnan(values_of(*with_nan[0])[0]));
+  EXPECT_EQ(values_of(*with_nan[1]), (Values{1, 2}));
+  EXPECT_EQ(error("topk", {tensor({2, 4})}, k(5)),
+            "attribute 'k' is 5, but must be in [0, 4] (dimension 1)");
+  EXPECT_EQ(error("topk", {tensor({2, 4})}, k(1, 2)),
+            "attribute 'axis' is 2, but the valid range for rank 2 is [-2, 1]");
+  EXPECT_EQ(error("topk", {tensor({2}, DType::boolean)}, k(1)),
+            "operand is bool, but only numbers are supported");
 }
 
 TEST_F(ReduceOpsTest, Prod) {

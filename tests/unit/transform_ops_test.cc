@@ -1,7 +1,8 @@
 // Unit tests of the data-movement ops beyond split, reshape, concatenate and transpose
 // (those are in ops_test.cc): squeeze, expand_dims, reshape's allowzero, strided_slice,
-// take, broadcast_to, tile, nn.pad, shape_of, full, arange and layout_transform. Expected values
-// are hand-computed (or numpy's, written out); every inference error is asserted exactly.
+// take, gather_elements, gather_nd, scatter_elements, scatter_nd, broadcast_to, tile, nn.pad,
+// shape_of, full, arange and layout_transform. Expected values are hand-computed (or numpy's,
+// written out); every inference error is asserted exactly.
 #include <cmath>
 #include <limits>
 
@@ -214,6 +215,109 @@ TEST_F(TransformOpsTest, GatherElements) {
   EXPECT_EQ(error("gather_elements", {tensor({3, 2}), tensor({2, 3}, DType::i64)}),
             "indices have 3 elements along axis 1, but data only 2");
   EXPECT_EQ(run_error("gather_elements", {x, make_tensor(DType::i64, {1, 1}, {2})}),
+            "index 2 (element 0 of indices) is out of range for axis 0 of size 2");
+}
+
+// ---- gather_nd ----
+
+TEST_F(TransformOpsTest, GatherNd) {
+  auto x = iota({2, 2, 2});  // [[[0, 1], [2, 3]], [[4, 5], [6, 7]]]
+  // Rows of two indices pick rows; rows of three pick elements; -1 counts from the end.
+  auto rows = run1("gather_nd", {x, make_tensor(DType::i64, {2, 2}, {0, 1, -1, 0})});
+  EXPECT_EQ(rows->type(), (TensorType{DType::f32, {2, 2}}));
+  EXPECT_EQ(values_of(*rows), (Values{2, 3, 4, 5}));
+  EXPECT_EQ(values_of(*run1("gather_nd", {x, make_tensor(DType::i32, {1, 3}, {1, 1, 0})})),
+            (Values{6}));
+  // With one batch dimension, batch b's rows index x[b].
+  auto batched = run1("gather_nd", {x, make_tensor(DType::i64, {2, 1}, {1, 0})},
+                      make_attrs({{"batch_dims", std::int64_t{1}}}));
+  EXPECT_EQ(batched->type(), (TensorType{DType::f32, {2, 2}}));
+  EXPECT_EQ(values_of(*batched), (Values{2, 3, 4, 5}));
+  EXPECT_EQ(error("gather_nd", {tensor({2, 2}), tensor({2})}),
+            "indices are f32, but must be integers");
+  EXPECT_EQ(error("gather_nd", {tensor({2, 2}), tensor({}, DType::i64)}),
+            "indices are a scalar, but must have rank 1 or more");
+  EXPECT_EQ(error("gather_nd", {tensor({2, 2}), tensor({1, 3}, DType::i64)}),
+            "indices have rows of 3 indices, but data takes 1 to 2 after 0 batch dimension(s)");
+  EXPECT_EQ(error("gather_nd", {tensor({2, 2}), tensor({3, 1}, DType::i64)},
+                  make_attrs({{"batch_dims", std::int64_t{1}}})),
+            "indices have 3 elements along batch axis 0, but data 2");
+  EXPECT_EQ(error("gather_nd", {tensor({2, 2}), tensor({2, 1}, DType::i64)},
+                  make_attrs({{"batch_dims", std::int64_t{2}}})),
+            "attribute 'batch_dims' is 2, but must be in [0, 2) for data of rank 2 and indices "
+            "of rank 2");
+  EXPECT_EQ(run_error("gather_nd", {x, make_tensor(DType::i64, {1, 2}, {0, 2})}),
+            "index 2 (element 1 of indices) is out of range for axis 1 of size 2");
+}
+
+// ---- scatter_elements, scatter_nd ----
+
+TEST_F(TransformOpsTest, ScatterElements) {
+  auto x = iota({2, 3});  // [[0, 1, 2], [3, 4, 5]]
+  auto indices = make_tensor(DType::i64, {2, 2}, {2, -3, 0, 0});
+  auto updates = f32({2, 2}, {10, 20, 30, 40});
+  auto axis1 = [](const char* reduction) {
+    return make_attrs({{"axis", std::int64_t{1}}, {"reduction", std::string(reduction)}});
+  };
+  // Row 1 sends both updates to column 0: the last one stays, or both combine.
+  EXPECT_EQ(values_of(*run1("scatter_elements", {x, indices, updates}, axis1("none"))),
+            (Values{20, 1, 10, 40, 4, 5}));
+  EXPECT_EQ(values_of(*run1("scatter_elements", {x, indices, updates}, axis1("add"))),
+            (Values{20, 1, 12, 73, 4, 5}));
+  EXPECT_EQ(values_of(*run1("scatter_elements", {x, indices, updates}, axis1("mul"))),
+            (Values{0, 1, 20, 3600, 4, 5}));
+  EXPECT_EQ(values_of(*run1("scatter_elements", {x, indices, updates}, axis1("max"))),
+            (Values{20, 1, 10, 40, 4, 5}));
+  EXPECT_EQ(values_of(*run1("scatter_elements", {x, indices, updates}, axis1("min"))),
+            (Values{0, 1, 2, 3, 4, 5}));
+  EXPECT_EQ(
+      values_of(*run1("scatter_elements",
+                      {make_tensor(DType::u8, {3}, {1, 2, 3}), make_tensor(DType::i32, {2}, {1, 1}),
+                       make_tensor(DType::u8, {2}, {200, 100})},
+                      make_attrs({{"reduction", std::string("add")}}))),
+      (Values{1, 46, 3}));
+  EXPECT_EQ(error("scatter_elements", {tensor({2, 3}), tensor({2, 2}, DType::i64), tensor({2, 3})}),
+            "updates have shape 2x3, but must have shape 2x2");
+  EXPECT_EQ(error("scatter_elements",
+                  {tensor({2, 3}), tensor({2, 2}, DType::i64), tensor({2, 2}, DType::i32)}),
+            "updates are i32, but data is f32");
+  EXPECT_EQ(error("scatter_elements", {tensor({2, 3}), tensor({2, 2}, DType::i64), tensor({2, 2})},
+                  make_attrs({{"reduction", std::string("sum")}})),
+            "attribute 'reduction' is 'sum'; expected 'none', 'add', 'mul', 'max' or 'min'");
+  EXPECT_EQ(
+      error("scatter_elements",
+            {tensor({2}, DType::boolean), tensor({2}, DType::i64), tensor({2}, DType::boolean)},
+            make_attrs({{"reduction", std::string("add")}})),
+      "attribute 'reduction' is 'add', which bool data does not support");
+  EXPECT_EQ(error("scatter_elements", {tensor({2, 3}), tensor({1, 4}, DType::i64), tensor({1, 4})}),
+            "indices have 4 elements along axis 1, but data only 3");
+  EXPECT_EQ(run_error("scatter_elements",
+                      {x, make_tensor(DType::i64, {1, 1}, {-4}), f32({1, 1}, {1})}, axis1("none")),
+            "index -4 (element 0 of indices) is out of range for axis 1 of size 3");
+}
+
+TEST_F(TransformOpsTest, ScatterNd) {
+  auto x = iota({2, 2, 2});
+  // Whole rows: x[1, 0] and x[0, 1] replaced.
+  auto rows = run1("scatter_nd", {x, make_tensor(DType::i64, {2, 2}, {1, 0, 0, 1}),
+                                  f32({2, 2}, {10, 11, 20, 21})});
+  EXPECT_EQ(values_of(*rows), (Values{0, 1, 20, 21, 10, 11, 6, 7}));
+  // Elements, one of them twice: the last stays, or both combine.
+  auto twice = make_tensor(DType::i64, {2, 3}, {1, 1, 1, 1, 1, -1});
+  auto updates = f32({2}, {10, 20});
+  EXPECT_EQ(values_of(*run1("scatter_nd", {x, twice, updates})), (Values{0, 1, 2, 3, 4, 5, 6, 20}));
+  EXPECT_EQ(values_of(*run1("scatter_nd", {x, twice, updates},
+                            make_attrs({{"reduction", std::string("add")}}))),
+            (Values{0, 1, 2, 3, 4, 5, 6, 37}));
+  EXPECT_EQ(values_of(*run1("scatter_nd", {x, twice, updates},
+                            make_attrs({{"reduction", std::string("min")}}))),
+            (Values{0, 1, 2, 3, 4, 5, 6, 7}));
+  EXPECT_EQ(error("scatter_nd", {tensor({2, 2, 2}), tensor({2, 2}, DType::i64), tensor({2, 3})}),
+            "updates have shape 2x3, but must have shape 2x2");
+  EXPECT_EQ(error("scatter_nd", {tensor({2, 2}), tensor({2, 3}, DType::i64), tensor({2})}),
+            "indices have rows of 3 indices, but data takes 1 to 2 after 0 batch dimension(s)");
+  EXPECT_EQ(run_error("scatter_nd",
+                      {x, make_tensor(DType::i64, {1, 1}, {2}), f32({1, 2, 2}, {1, 2, 3, 4})}),
             "index 2 (element 0 of indices) is out of range for axis 0 of size 2");
 }
 

@@ -103,5 +103,7 @@ void register_norm_converters(ConverterTable& table);  // norms, Softmax, LogSof
 void register_transform_converters(ConverterTable& table);  // Reshape, Slice, Gather, Pad, ...
 void register_reduce_converters(ConverterTable& table);     // ReduceMean, ..., ArgMax
 void register_constant_converter(ConverterTable& table);    // Constant (constant.cc)
+void register_einsum_converter(ConverterTable& table);      // Einsum (einsum.cc)
+void register_quantize_converters(ConverterTable& table);   // QuantizeLinear, QLinearMatMul, ...
 
 }  // namespace uma::onnx_import

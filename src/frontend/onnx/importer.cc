@@ -49,6 +49,8 @@ const ConverterTable& converters() {
     onnx_import::register_norm_converters(t);
     onnx_import::register_transform_converters(t);
     onnx_import::register_reduce_converters(t);
+    onnx_import::register_einsum_converter(t);
+    onnx_import::register_quantize_converters(t);
     return t;
   }();
   return table;

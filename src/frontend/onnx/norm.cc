@@ -1,5 +1,6 @@
 // Converters for ONNX's normalizations (BatchNormalization, InstanceNormalization,
-// LayerNormalization), Softmax and LogSoftmax, and Resize and Upsample.
+// LayerNormalization; MeanVarianceNormalization and LRN composed of reductions, pads, slices
+// and pointwise ops), Softmax and LogSoftmax, and Resize and Upsample.
 //
 // Opset differences handled here:
 // - BatchNormalization: `spatial` (7-8) must be 1. Before 14 the statistics outputs meant
@@ -457,6 +458,69 @@ Expected<std::vector<Value*>> convert_upsample(NodeContext& ctx) {
   return emit_resize(ctx, x, std::move(request));
 }
 
+// ---- MeanVarianceNormalization, LRN ----
+
+// (x - mean) / (std + 1e-9) over `axes` (default 0, 2, 3), as ONNX's function body: the
+// variance is the centered mean of squares.
+Expected<std::vector<Value*>> convert_mean_variance_norm(NodeContext& ctx) {
+  UMA_TRY_ASSIGN(Value * x, required_input(ctx, 0, "X"));
+  UMA_TRY_ASSIGN(Ints axes, ctx.attr_ints("axes", Ints{0, 2, 3}));
+  AttrMap reduce;
+  reduce.set("axes", axes);
+  reduce.set("keepdims", std::int64_t{1});
+  const DType dtype = x->tensor_type().dtype;
+  UMA_TRY_ASSIGN(Value * mean, ctx.emit_value("mean", {x}, reduce));
+  UMA_TRY_ASSIGN(Value * centered, ctx.emit_value("subtract", {x, mean}));
+  UMA_TRY_ASSIGN(Value * squares, ctx.emit_value("multiply", {centered, centered}));
+  UMA_TRY_ASSIGN(Value * variance, ctx.emit_value("mean", {squares}, reduce));
+  UMA_TRY_ASSIGN(Value * deviation, ctx.emit_value("sqrt", {variance}));
+  UMA_TRY_ASSIGN(deviation, ctx.emit_value("add", {deviation, scalar(ctx, dtype, 1e-9)}));
+  return single(ctx.emit_value("divide", {centered, deviation}));
+}
+
+// x / (bias + alpha / size * s)^beta, s the sum of squares over a window of `size` channels
+// around each (floor((size - 1) / 2) before, the rest after): the squares zero-padded along
+// the channels and `size` slices of them added.
+Expected<std::vector<Value*>> convert_lrn(NodeContext& ctx) {
+  UMA_TRY_ASSIGN(Value * x, required_input(ctx, 0, "X"));
+  UMA_TRY_ASSIGN(std::int64_t size, ctx.attr_int("size", std::nullopt));
+  UMA_TRY_ASSIGN(double alpha, ctx.attr_float("alpha", 1e-4));
+  UMA_TRY_ASSIGN(double beta, ctx.attr_float("beta", 0.75));
+  UMA_TRY_ASSIGN(double bias, ctx.attr_float("bias", 1.0));
+  const Shape& shape = x->tensor_type().shape;
+  if (shape.size() < 3)
+    return make_error("input 0 has shape {}, but must have at least 3 dimensions (N, C, ...)",
+                      to_string(shape));
+  if (size < 1) return make_error("attribute 'size' is {}, but must be positive", size);
+  const DType dtype = x->tensor_type().dtype;
+  UMA_TRY_ASSIGN(Value * squares, ctx.emit_value("multiply", {x, x}));
+  Ints widths(2 * shape.size(), 0);
+  widths[1] = (size - 1) / 2;
+  widths[shape.size() + 1] = size - 1 - (size - 1) / 2;
+  AttrMap pad;
+  pad.set("pad_width", widths);
+  UMA_TRY_ASSIGN(Value * padded, ctx.emit_value("nn.pad", {squares}, std::move(pad)));
+  Value* window = nullptr;
+  for (std::int64_t i = 0; i < size; ++i) {
+    AttrMap slice;
+    slice.set("begin", Ints{i});
+    slice.set("end", Ints{i + shape[1]});
+    slice.set("axes", Ints{1});
+    UMA_TRY_ASSIGN(Value * part, ctx.emit_value("strided_slice", {padded}, std::move(slice)));
+    if (window == nullptr) {
+      window = part;
+    } else {
+      UMA_TRY_ASSIGN(window, ctx.emit_value("add", {window, part}));
+    }
+  }
+  UMA_TRY_ASSIGN(
+      Value * scaled,
+      ctx.emit_value("multiply", {window, scalar(ctx, dtype, alpha / static_cast<double>(size))}));
+  UMA_TRY_ASSIGN(Value * base, ctx.emit_value("add", {scaled, scalar(ctx, dtype, bias)}));
+  UMA_TRY_ASSIGN(Value * divisor, ctx.emit_value("power", {base, scalar(ctx, dtype, beta)}));
+  return single(ctx.emit_value("divide", {x, divisor}));
+}
+
 }  // namespace
 
 // Each op with the first opset of the definition converted (see ConverterEntry).
@@ -470,6 +534,8 @@ void register_norm_converters(ConverterTable& table) {
   table.add("LogSoftmax", 1,
             [](NodeContext& ctx) { return convert_softmax(ctx, "nn.log_softmax"); });
   table.add("Resize", 10, convert_resize);
+  table.add("MeanVarianceNormalization", 9, convert_mean_variance_norm);
+  table.add("LRN", 1, convert_lrn);
   // Upsample-1 (experimental) had height_scale and width_scale attributes.
   table.add("Upsample", 7, convert_upsample);
 }

@@ -1,11 +1,14 @@
 // Converters of ONNX's reductions: ReduceSum, ReduceMean, ReduceMax, ReduceMin, ReduceProd,
 // those that are a sum with pointwise steps (ReduceSumSquare, ReduceL1, ReduceL2,
-// ReduceLogSum, ReduceLogSumExp), ArgMax, ArgMin and CumSum (whose axis must be a constant).
+// ReduceLogSum, ReduceLogSumExp), ArgMax, ArgMin, CumSum (whose axis must be a constant)
+// and TopK (whose k must be a constant).
 //
 // Opset differences handled here (1..17):
 // - ReduceSum takes its axes as an optional input from 13, with noop_with_empty_axes (no
 //   axes then means no reduction at all); the others take them as an attribute until 18.
 // - ArgMax and ArgMin: select_last_index from 12.
+// - TopK: k an attribute before 10, an input from 10; largest and sorted from 11 (before,
+//   the largest in order); a negative axis from 11 (accepted before too).
 #include "static_input.h"
 
 namespace uma::onnx_import {
@@ -120,6 +123,33 @@ Expected<Values> convert_cumsum(NodeContext& ctx) {
   return single(ctx.emit_value("cumsum", {data}, std::move(attrs)));
 }
 
+// TopK: k an attribute before 10, a constant one-element input from 10; largest and sorted
+// from 11.
+Expected<Values> convert_topk(NodeContext& ctx) {
+  UMA_TRY_ASSIGN(Value * x, required_input(ctx, 0, "X"));
+  AttrMap attrs;
+  if (ctx.opset() < 10) {
+    UMA_TRY_ASSIGN(std::int64_t k, ctx.attr_int("k", std::nullopt));
+    attrs.set("k", k);
+  } else {
+    UMA_TRY_ASSIGN(Ints k, constant_ints(ctx, 1, "K"));
+    if (k.size() != 1)
+      return make_error("input 1 ('K') has {} elements, but must have one", k.size());
+    attrs.set("k", k[0]);
+  }
+  UMA_TRY_ASSIGN(std::int64_t axis, ctx.attr_int("axis", -1));
+  attrs.set("axis", axis);
+  for (const char* name : {"largest", "sorted"}) {
+    std::int64_t value = 1;
+    if (ctx.opset() >= 11) {
+      UMA_TRY_ASSIGN(value, ctx.attr_int(name, 1));
+    }
+    attrs.set(name, value);
+  }
+  UMA_TRY_ASSIGN(Node * node, ctx.emit("topk", {x}, std::move(attrs)));
+  return node->results();
+}
+
 }  // namespace
 
 // Each op with the first opset of the definition converted (see ConverterEntry): all of them
@@ -138,6 +168,7 @@ void register_reduce_converters(ConverterTable& table) {
   table.add("ArgMax", 1, arg_reduction("argmax"));
   table.add("ArgMin", 1, arg_reduction("argmin"));
   table.add("CumSum", 11, convert_cumsum);
+  table.add("TopK", 1, convert_topk);
 }
 
 }  // namespace uma::onnx_import

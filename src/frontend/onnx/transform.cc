@@ -1,8 +1,9 @@
 // Converters of ONNX's data-movement ops: Reshape, Flatten, Transpose, Concat, Split, Slice,
-// Gather, GatherElements, Squeeze, Unsqueeze, Expand, Tile, Pad, Shape, ConstantOfShape,
-// Range, Size, DepthToSpace and SpaceToDepth; and of the ops that select by position,
-// composed of ours: EyeLike and Trilu (a constant mask), OneHot and Hardmax (positions
-// compared with an arange).
+// Gather, GatherElements, GatherND, Scatter, ScatterElements, ScatterND, Squeeze, Unsqueeze,
+// Expand, Tile, Pad, Shape, ConstantOfShape, Range, Size, DepthToSpace and SpaceToDepth; and
+// of the ops that select by position, composed of ours: EyeLike and Trilu (a constant mask),
+// OneHot and Hardmax (positions compared with an arange), ReverseSequence (a gather along
+// time) and Compress (a take of the positions its constant condition keeps).
 //
 // Shapes, axes, pads, slice bounds and repeats must be constants (initializers, Constant
 // nodes, or computations on them that the importer folds): uma's shapes are static.
@@ -24,6 +25,11 @@
 // - OneHot: negative indices count from the end from 11.
 // - Hardmax: before 13 the input is seen as 2-D, its dimensions before `axis` (default 1) as
 //   rows; from 13 it takes the maximum along `axis` (default -1).
+// - GatherND: batch_dims from 12.
+// - ScatterElements and ScatterND: reduction (none, add, mul) from 16. Scatter (9, 10) is
+//   ScatterElements without it.
+// - Compress: a negative axis from 11.
+#include <algorithm>
 #include <functional>
 #include <limits>
 
@@ -477,6 +483,123 @@ Expected<Values> convert_hardmax(NodeContext& ctx) {
   return single(reshaped(ctx, result, Ints(shape)));
 }
 
+Expected<Values> convert_gather_nd(NodeContext& ctx) {
+  UMA_TRY_ASSIGN(Value * data, required_input(ctx, 0, "data"));
+  UMA_TRY_ASSIGN(Value * indices, required_input(ctx, 1, "indices"));
+  std::int64_t batch_dims = 0;
+  if (ctx.opset() >= 12) {
+    UMA_TRY_ASSIGN(batch_dims, ctx.attr_int("batch_dims", 0));
+  }
+  return single(
+      ctx.emit_value("gather_nd", {data, indices}, attrs_of({{"batch_dims", batch_dims}})));
+}
+
+// The `reduction` attribute of ScatterElements and ScatterND, from opset 16.
+Expected<std::string> scatter_reduction(const NodeContext& ctx) {
+  if (ctx.opset() < 16) return std::string("none");
+  return ctx.attr_string("reduction", std::string("none"));
+}
+
+// ScatterElements, and Scatter (opset 9 and 10), which is ScatterElements without reduction.
+Expected<Values> convert_scatter_elements(NodeContext& ctx) {
+  UMA_TRY_ASSIGN(Value * data, required_input(ctx, 0, "data"));
+  UMA_TRY_ASSIGN(Value * indices, required_input(ctx, 1, "indices"));
+  UMA_TRY_ASSIGN(Value * updates, required_input(ctx, 2, "updates"));
+  UMA_TRY_ASSIGN(std::int64_t axis, ctx.attr_int("axis", 0));
+  UMA_TRY_ASSIGN(std::string reduction, scatter_reduction(ctx));
+  return single(ctx.emit_value("scatter_elements", {data, indices, updates},
+                               attrs_of({{"axis", axis}, {"reduction", reduction}})));
+}
+
+Expected<Values> convert_scatter_nd(NodeContext& ctx) {
+  UMA_TRY_ASSIGN(Value * data, required_input(ctx, 0, "data"));
+  UMA_TRY_ASSIGN(Value * indices, required_input(ctx, 1, "indices"));
+  UMA_TRY_ASSIGN(Value * updates, required_input(ctx, 2, "updates"));
+  UMA_TRY_ASSIGN(std::string reduction, scatter_reduction(ctx));
+  return single(
+      ctx.emit_value("scatter_nd", {data, indices, updates}, attrs_of({{"reduction", reduction}})));
+}
+
+// Each batch's first sequence_lens[b] steps reversed: a gather along the time axis whose
+// index is len - 1 - t for t < len and t after it.
+Expected<Values> convert_reverse_sequence(NodeContext& ctx) {
+  UMA_TRY_ASSIGN(Value * input, required_input(ctx, 0, "input"));
+  UMA_TRY_ASSIGN(Value * lens, required_input(ctx, 1, "sequence_lens"));
+  UMA_TRY_ASSIGN(std::int64_t batch_axis, ctx.attr_int("batch_axis", 1));
+  UMA_TRY_ASSIGN(std::int64_t time_axis, ctx.attr_int("time_axis", 0));
+  const Shape shape = shape_of(input);
+  if (shape.size() < 2)
+    return make_error("input 0 has shape {}, but must have at least 2 dimensions",
+                      to_string(shape));
+  if ((batch_axis != 0 && batch_axis != 1) || (time_axis != 0 && time_axis != 1) ||
+      batch_axis == time_axis)
+    return make_error(
+        "attributes 'batch_axis' and 'time_axis' are {} and {}, but must be 0 and 1 "
+        "or 1 and 0",
+        batch_axis, time_axis);
+  auto batch = static_cast<std::size_t>(batch_axis), time = static_cast<std::size_t>(time_axis);
+  if (shape_of(lens) != Shape{shape[batch]})
+    return make_error("input 1 ('sequence_lens') has shape {}, but must be [{}] (the batch)",
+                      to_string(shape_of(lens)), shape[batch]);
+  // Both [batch, time] or [time, batch] as the input has them, then 1s for the other axes.
+  Ints along_batch(shape.size(), 1), along_time(shape.size(), 1);
+  along_batch[batch] = shape[batch];
+  along_time[time] = shape[time];
+  UMA_TRY_ASSIGN(Value * len,
+                 ctx.emit_value("cast", {lens}, attrs_of({{"dtype", std::string("i64")}})));
+  UMA_TRY_ASSIGN(len, reshaped(ctx, len, along_batch));
+  UMA_TRY_ASSIGN(Value * t, ctx.emit_value("arange", {},
+                                           attrs_of({{"stop", static_cast<double>(shape[time])},
+                                                     {"dtype", std::string("i64")}})));
+  UMA_TRY_ASSIGN(t, reshaped(ctx, t, along_time));
+  UMA_TRY_ASSIGN(Value * reversed, ctx.emit_value("subtract", {len, t}));
+  UMA_TRY_ASSIGN(reversed, ctx.emit_value("subtract", {reversed, scalar(ctx, DType::i64, 1)}));
+  UMA_TRY_ASSIGN(Value * inside, ctx.emit_value("less", {t, len}));
+  UMA_TRY_ASSIGN(Value * index, ctx.emit_value("where", {inside, reversed, t}));
+  UMA_TRY_ASSIGN(index,
+                 ctx.emit_value("broadcast_to", {index}, attrs_of({{"shape", Ints(shape)}})));
+  return single(ctx.emit_value("gather_elements", {input, index},
+                               attrs_of({{"axis", static_cast<std::int64_t>(time)}})));
+}
+
+// The positions where the constant condition holds, taken along the axis (of the input
+// flattened, without one).
+Expected<Values> convert_compress(NodeContext& ctx) {
+  UMA_TRY_ASSIGN(Value * input, required_input(ctx, 0, "input"));
+  UMA_TRY_ASSIGN(TensorPtr condition, ctx.require_constant_input(1, "condition"));
+  if (condition->shape().size() != 1)
+    return make_error("input 1 ('condition') has shape {}, but must be 1-D",
+                      to_string(condition->shape()));
+  Value* data = input;
+  std::int64_t axis = 0;
+  if (ctx.has_attr("axis")) {
+    UMA_TRY_ASSIGN(axis, ctx.attr_int("axis", std::nullopt));
+    const auto rank = static_cast<std::int64_t>(shape_of(input).size());
+    std::int64_t lowest = ctx.opset() >= 11 ? -rank : 0;
+    if (axis < lowest || axis >= rank)
+      return make_error("attribute 'axis' is {}, but must be in [{}, {}] for an input of rank {}",
+                        axis, lowest, rank - 1, rank);
+  } else {
+    UMA_TRY_ASSIGN(data, reshaped(ctx, input, {input->tensor_type().num_elements()}));
+  }
+  const std::int64_t dim = shape_of(data)[*normalize_axis(axis, shape_of(data).size())];
+  Ints kept;
+  for (std::int64_t i = 0; i < condition->num_elements(); ++i) {
+    if (condition->get(i) == 0) continue;
+    if (i >= dim)
+      return make_error(
+          "input 1 ('condition') holds at position {}, beyond the {} elements "
+          "along the axis",
+          i, dim);
+    kept.push_back(i);
+  }
+  auto positions =
+      std::make_shared<Tensor>(TensorType{DType::i64, {static_cast<std::int64_t>(kept.size())}});
+  std::copy(kept.begin(), kept.end(), positions->data<std::int64_t>());
+  return single(ctx.emit_value("take", {data, ctx.constant(std::move(positions))},
+                               attrs_of({{"axis", axis}})));
+}
+
 }  // namespace
 
 // Each op with the first opset of the definition converted (see ConverterEntry).
@@ -507,6 +630,12 @@ void register_transform_converters(ConverterTable& table) {
   table.add("Trilu", 14, convert_trilu);
   table.add("OneHot", 9, convert_one_hot);
   table.add("Hardmax", 1, convert_hardmax);
+  table.add("GatherND", 11, convert_gather_nd);
+  table.add("Scatter", 9, convert_scatter_elements);
+  table.add("ScatterElements", 11, convert_scatter_elements);
+  table.add("ScatterND", 11, convert_scatter_nd);
+  table.add("ReverseSequence", 10, convert_reverse_sequence);
+  table.add("Compress", 9, convert_compress);
 }
 
 }  // namespace uma::onnx_import
