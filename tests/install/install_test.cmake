@@ -1,4 +1,4 @@
-# The installation test: installs the build into a fresh prefix, builds a plugin against it
+# The installation test (the fixture of the new-backend test): installs the build into a fresh prefix, builds a plugin against it
 # from a clean folder (CMakeLists.txt beside this file), and runs a model on that plugin with
 # the installed tool, checked against the reference interpreter.
 #   cmake -DBUILD=<uma build> -DOUT=<scratch folder> -DSOURCE=<uma source> -P install_test.cmake
