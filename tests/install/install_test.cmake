@@ -4,13 +4,7 @@
 #   cmake -DBUILD=<uma build> -DOUT=<scratch folder> -DSOURCE=<uma source> -P install_test.cmake
 cmake_minimum_required(VERSION 3.25)
 
-function(run)
-  execute_process(COMMAND ${ARGN} RESULT_VARIABLE status)
-  if(NOT status EQUAL 0)
-    list(JOIN ARGN " " command)
-    message(FATAL_ERROR "failed (${status}): ${command}")
-  endif()
-endfunction()
+include(${CMAKE_CURRENT_LIST_DIR}/run.cmake)
 
 file(REMOVE_RECURSE ${OUT})
 set(prefix ${OUT}/prefix)
