@@ -1,6 +1,7 @@
 // `uma compile`: build a model's @main for targets, as `uma run --target` does, and keep what
 // the build made in a folder: the shared library of the generated functions, their C, the
-// partition report (report.json) and the time of each phase of the build (build.json).
+// partition report (report.json, report.dot, and report.html with the graph and the build's
+// times) and the time of each phase of the build (build.json).
 #include <filesystem>
 #include <iostream>
 
@@ -10,6 +11,7 @@
 #include "compile.h"
 #include "context_setup.h"
 #include "model_io.h"
+#include "report_html.h"
 #include "uma/runtime/library.h"
 #include "uma/support/file.h"
 
@@ -28,15 +30,14 @@ struct CompileCommandOptions {
 
 // The phases of the build, in order: the import, what build::build does before its timed
 // stages (partitioning and the backends' graph passes), then its stages.
-nlohmann::json phases(std::chrono::nanoseconds import, std::chrono::nanoseconds build,
-                      const std::vector<build::StageTiming>& stages) {
+std::vector<std::pair<std::string, double>> phases(std::chrono::nanoseconds import,
+                                                   std::chrono::nanoseconds build,
+                                                   const std::vector<build::StageTiming>& stages) {
   std::chrono::nanoseconds staged{0};
   for (const build::StageTiming& t : stages) staged += t.elapsed;
-  nlohmann::json rows = nlohmann::json::array();
-  rows.push_back({{"phase", "import"}, {"ms", to_ms(import)}});
-  rows.push_back({{"phase", "partition"}, {"ms", to_ms(build - staged)}});
-  for (const build::StageTiming& t : stages)
-    rows.push_back({{"phase", t.stage}, {"ms", to_ms(t.elapsed)}});
+  std::vector<std::pair<std::string, double>> rows{{"import", to_ms(import)},
+                                                   {"partition", to_ms(build - staged)}};
+  for (const build::StageTiming& t : stages) rows.emplace_back(t.stage, to_ms(t.elapsed));
   return rows;
 }
 
@@ -73,10 +74,16 @@ Expected<int> compile_command(CompileCommandOptions options) {
                         built.program->library->path(), ec.message());
     std::cout << fmt::format("wrote {}\n", library);
   }
-  std::string report_path = (dir / "report.json").string();
-  UMA_TRY(write_file(report_path, report.to_json()));
-  std::cout << fmt::format("wrote {}\n", report_path);
+  std::vector<std::pair<std::string, double>> times = phases(import, build_time, built.timings);
+  std::string json_path = (dir / "report.json").string(), dot_path = (dir / "report.dot").string(),
+              html_path = (dir / "report.html").string();
+  UMA_TRY(write_file(json_path, report.to_json()));
+  UMA_TRY(write_file(dot_path, report.to_dot()));
+  UMA_TRY(write_file(html_path, report_html(report, options.model, times, dot_path)));
+  std::cout << fmt::format("wrote {}, {} and {}\n", json_path, dot_path, html_path);
 
+  nlohmann::json phase_rows = nlohmann::json::array();
+  for (const auto& [phase, ms] : times) phase_rows.push_back({{"phase", phase}, {"ms", ms}});
   nlohmann::json functions = nlohmann::json::array();
   for (const build::BuiltFunction& function : built.built)
     functions.push_back(
@@ -87,7 +94,7 @@ Expected<int> compile_command(CompileCommandOptions options) {
       {"library",
        library.empty() ? nlohmann::json() : nlohmann::json(fs::path(library).filename())},
       {"functions", functions},
-      {"phases", phases(import, build_time, built.timings)},
+      {"phases", phase_rows},
       {"arena_bytes", built.memory.arena_size},
       {"weights_bytes", built.program->weights.size()},
       {"c_files", built.sources.size()},
