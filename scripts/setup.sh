@@ -15,8 +15,8 @@ packages=(
   python3-onnx python3-numpy python3-torch python3-torchvision
   # fuzzing and sanitizer builds
   clang libclang-rt-14-dev
-  # tools
-  clang-format
+  # tools: formatting; Graphviz's dot draws the graph of uma compile's report.html
+  clang-format graphviz
 )
 
 missing=()

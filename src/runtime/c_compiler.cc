@@ -20,6 +20,7 @@
 #include <thread>
 
 #include "cache_trim.h"
+#include "uma/runtime/process.h"
 #include "uma/support/file.h"
 #include "uma/support/hash.h"
 
@@ -33,10 +34,7 @@ namespace fs = std::filesystem;
 // The compiler's output kept in an error message.
 constexpr std::size_t kMaxOutput = 16 * 1024;
 
-struct ProcessResult {
-  int status = 0;      // as from waitpid
-  std::string output;  // stdout and stderr together
-};
+}  // namespace
 
 std::string describe_status(int status) {
   if (WIFEXITED(status)) return fmt::format("exit status {}", WEXITSTATUS(status));
@@ -44,7 +42,6 @@ std::string describe_status(int status) {
   return fmt::format("wait status {}", status);
 }
 
-// Runs argv[0] (found on PATH) with the arguments, its output captured, no shell involved.
 Expected<ProcessResult> run_process(const std::vector<std::string>& argv) {
   int pipe_fds[2];
   if (pipe2(pipe_fds, O_CLOEXEC) != 0)
@@ -87,6 +84,8 @@ Expected<ProcessResult> run_process(const std::vector<std::string>& argv) {
   }
   return result;
 }
+
+namespace {
 
 std::vector<std::string> split_command(const std::string& command) {
   std::vector<std::string> parts;

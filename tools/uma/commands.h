@@ -1,6 +1,9 @@
 // The subcommands of the uma tool, one file each.
 #pragma once
 
+#include <string>
+#include <vector>
+
 #include <CLI/CLI.hpp>
 
 #include "uma/support/error.h"
@@ -14,6 +17,12 @@ void add_import_command(CLI::App& app, int& exit_code);
 void add_partition_command(CLI::App& app, int& exit_code);
 void add_lower_command(CLI::App& app, int& exit_code);
 void add_bench_command(CLI::App& app, int& exit_code);
+void add_compile_command(CLI::App& app, int& exit_code);
+void add_new_backend_command(CLI::App& app, int& exit_code);
+void add_test_backend_command(CLI::App& app, int& exit_code);
+
+// Ends `command`'s --help with its examples (one command a line) and the exit codes.
+void add_examples(CLI::App& command, const std::vector<std::string>& examples);
 
 // Prints an error to standard error as "error: <message>", unless the message already
 // starts with a "file:line:column: error:" location, which editors jump to.

@@ -5,6 +5,7 @@
 #include <iostream>
 #include <sstream>
 
+#include "target_option.h"
 #include "uma/partition/report.h"
 #include "uma/support/printable.h"
 #include "uma/uma/context.h"
@@ -84,16 +85,14 @@ void add_compile_options(CLI::App& command, CompileOptions& options) {
       "native> -O2 -fPIC -std=c11 -fwrapv -fno-trapping-math)");
   command.add_option("--cache-dir", options.cache_dir,
                      "Folder of compiled objects (default: $XDG_CACHE_HOME/uma)");
-  command
-      .add_option("--target", options.targets,
-                  "Compile for this target: a backend's (\"vanilla --dimension=8\"), in "
-                  "priority order when repeated, or the host's (\"c --threads=2\"); the host "
-                  "runs what no backend takes")
-      ->allow_extra_args(false);
+  add_target_option(command, options.targets,
+                    "Compile for this target: a backend's (\"vanilla --dimension=8\") or the "
+                    "host's (\"c --threads=2\"); the host runs what no backend takes");
   add_report_options(command, options.report, "With --target: the partition report");
 }
 
-Expected<build::HostBuild> compile_model(Module& module, const CompileOptions& options) {
+Expected<build::HostBuild> compile_model(Module& module, const CompileOptions& options,
+                                         PartitionReport* report) {
   runtime::CCompilerOptions compiler;
   std::istringstream flags(options.cflags);
   for (std::string flag; flags >> flag;) compiler.compile_flags.push_back(flag);
@@ -114,12 +113,13 @@ Expected<build::HostBuild> compile_model(Module& module, const CompileOptions& o
     UMA_TRY_ASSIGN(targets.host, module.context().target_kinds().parse(fmt::format(
                                      "{} --threads={}", kHostTargetKind, options.threads)));
   }
-  PartitionReport report;
+  PartitionReport own_report;
+  if (report == nullptr) report = &own_report;
   build::BuildOptions build_options{
-      .report = &report, .passes = passes, .emit_c = options.emit_c, .compiler = compiler};
+      .report = report, .passes = passes, .emit_c = options.emit_c, .compiler = compiler};
   UMA_TRY_ASSIGN(build::HostBuild built, build::build(module, targets, build_options));
   if (!options.targets.empty()) {
-    UMA_TRY(write_report(report, options.report));
+    UMA_TRY(write_report(*report, options.report));
     print_offload(built);
   }
   const build::MemoryReport& memory = built.memory;

@@ -27,13 +27,16 @@ struct CompileOptions {
   ReportOutput report{.format = "none"};
 };
 
-// Adds --threads, --cflags, --cache-dir, --target and the report's options to `command`.
+// Adds --threads, --cflags, --cache-dir, --target (or --targets) and the report's options to
+// `command`.
 void add_compile_options(CLI::App& command, CompileOptions& options);
 
 // Builds @main for the targets (the host alone when none is given), and prints what the
 // build did: the partition report and which target runs what (with --target), its calls,
-// arena and weights, the time of its stages. The module is changed (see build::build).
-Expected<build::HostBuild> compile_model(Module& module, const CompileOptions& options);
+// arena and weights, the time of its stages. The module is changed (see build::build). The
+// partition report is left in `report` when it is not null.
+Expected<build::HostBuild> compile_model(Module& module, const CompileOptions& options,
+                                         PartitionReport* report = nullptr);
 
 // An executor of a built program, and what loading took: the library (opened by the build,
 // its "load" stage) and the calls' inits (the executor's creation).

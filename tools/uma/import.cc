@@ -2,6 +2,7 @@
 #include <iostream>
 
 #include "commands.h"
+#include "context_setup.h"
 #include "model_io.h"
 #include "uma/frontend/onnx/importer.h"
 #include "uma/graph/printer.h"
@@ -14,6 +15,7 @@ struct ImportOptions {
   std::string model;
   std::string output = "-";
   std::vector<std::string> input_shapes;
+  std::vector<std::string> plugins;
   bool elide_data = false;
   bool list_supported = false;
 };
@@ -25,6 +27,7 @@ Status import(const ImportOptions& options) {
   }
   if (options.model.empty()) return make_error("no model given (uma import model.onnx)");
   Context context;
+  UMA_TRY(prepare_context(context, options.plugins));
   UMA_TRY_ASSIGN(auto module, load_model(context, options.model, options.input_shapes));
   return write_file(options.output, to_string(*module, {.elide_data = options.elide_data}));
 }
@@ -44,6 +47,8 @@ void add_import_command(CLI::App& app, int& exit_code) {
   cmd->add_flag("--elide-data", options->elide_data, "Leave the bytes of large tensors out");
   cmd->add_flag("--list-supported", options->list_supported,
                 "List the ONNX op types the importer converts, one per line");
+  add_plugin_option(*cmd, options->plugins);
+  add_examples(*cmd, {"uma import model.onnx --input-shape input=1x3x224x224 --elide-data"});
   cmd->callback([options, &exit_code] {
     Status status = import(*options);
     if (!status) {

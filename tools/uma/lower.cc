@@ -4,6 +4,7 @@
 #include <sstream>
 
 #include "commands.h"
+#include "context_setup.h"
 #include "model_io.h"
 #include "uma/lower/lower.h"
 #include "uma/support/file.h"
@@ -22,6 +23,7 @@ struct LowerCommandOptions {
   std::vector<std::string> print_after;
   std::vector<std::string> functions;
   std::vector<std::string> input_shapes;
+  std::vector<std::string> plugins;
 };
 
 // The functions to lower: those named, else every Primitive function, else @main.
@@ -46,6 +48,7 @@ Expected<std::vector<const Function*>> selected(const Module& module,
 
 Expected<std::string> lower_module(const LowerCommandOptions& options) {
   Context context;
+  UMA_TRY(prepare_context(context, options.plugins));
   UMA_TRY_ASSIGN(auto module, load_model(context, options.input, options.input_shapes));
   // --print-after output goes ahead of the result, as in `uma opt`.
   std::ostringstream out;
@@ -98,6 +101,9 @@ void add_lower_command(CLI::App& app, int& exit_code) {
   cmd->add_option("--input-shape", options->input_shapes,
                   "For ONNX models: an input's shape, name=AxBxC (repeatable)")
       ->allow_extra_args(false);
+  add_plugin_option(*cmd, options->plugins);
+  add_examples(*cmd,
+               {"uma lower model.uma --passes=fuse-ops --tir-passes=flatten-buffers,simplify"});
   cmd->callback([options, &exit_code] {
     auto text = lower_module(*options);
     if (!text) {

@@ -33,6 +33,12 @@ bool has_location(std::string_view message) {
 
 }  // namespace
 
+void add_examples(CLI::App& command, const std::vector<std::string>& examples) {
+  std::string footer = examples.size() == 1 ? "Example:\n" : "Examples:\n";
+  for (const std::string& example : examples) footer += "  " + example + "\n";
+  command.footer(footer + "Exit code: 0 ok, 1 error, 2 bad usage.");
+}
+
 void report(const Error& error) {
   if (!has_location(error.message())) std::cerr << "error: ";
   std::cerr << printable_lines(error.message()) << "\n";
@@ -63,6 +69,9 @@ int main(int argc, char** argv) {
   uma::tool::add_partition_command(app, exit_code);
   uma::tool::add_lower_command(app, exit_code);
   uma::tool::add_bench_command(app, exit_code);
+  uma::tool::add_compile_command(app, exit_code);
+  uma::tool::add_new_backend_command(app, exit_code);
+  uma::tool::add_test_backend_command(app, exit_code);
   // Errors are values throughout, but the standard library reports a few as exceptions
   // (allocation, filesystem, a plugin's or a backend's own code): never an abort.
   try {

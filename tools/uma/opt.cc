@@ -124,6 +124,7 @@ void add_opt_command(CLI::App& app, int& exit_code) {
   cmd->add_flag("--split-input-file", options->split_input_file,
                 "Treat each part between '// -----' lines as its own module");
   add_plugin_option(*cmd, options->plugins);
+  add_examples(*cmd, {"uma opt model.uma --passes=fold-constant,cse,dce --print-after=all"});
   cmd->callback([options, &exit_code] { exit_code = run_opt(*options); });
 }
 

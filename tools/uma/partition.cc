@@ -10,6 +10,7 @@
 #include "context_setup.h"
 #include "model_io.h"
 #include "report_output.h"
+#include "target_option.h"
 #include "uma/graph/printer.h"
 #include "uma/graph/verifier.h"
 #include "uma/partition/partition.h"
@@ -66,7 +67,7 @@ Status partition_module(Module& module, const PartitionCommandOptions& options,
     return Status::success();
   }
   if (backends != names.size())
-    return make_error("--targets mixes backends' targets and partition targets: use one kind");
+    return make_error("the targets mix backends' targets and partition targets: use one kind");
   UMA_TRY_ASSIGN(build::BuildTargets targets,
                  build::parse_targets(module.context(), options.targets));
   build::BuildOptions build_options{.merge_regions = options.merge_regions,
@@ -137,13 +138,11 @@ void add_partition_command(CLI::App& app, int& exit_code) {
       "Partition a model for backends' targets or partition targets and report where each "
       "node went");
   cmd->add_option("model", options->model, "ONNX model (.onnx) or graph IR text file")->required();
-  cmd->add_option("--targets", options->targets,
-                  "Targets in priority order, comma-separated: backends' (vanilla, "
-                  "\"ultra_trail --dimension=4\", a plugin's) or partition targets without a "
-                  "backend (the tests' test_conv, test_dense, test_elem, from their plugin)")
-      ->delimiter(',')
-      ->allow_extra_args(false)
-      ->required();
+  add_target_option(*cmd, options->targets,
+                    "A backend's target (vanilla, \"ultra_trail --dimension=4\", a plugin's) or "
+                    "a partition target without a backend (the tests' test_conv, test_dense, "
+                    "test_elem, from their plugin)",
+                    /*required=*/true);
   cmd->add_flag("!--no-merge-regions", options->merge_regions,
                 "Leave one region per claimed node or composite");
   cmd->add_option("--bind-constants", options->bind_constants,
@@ -164,6 +163,8 @@ void add_partition_command(CLI::App& app, int& exit_code) {
                 "random inputs, and exit 1 unless the outputs are bit-identical");
   cmd->add_option("--seed", options->seed, "Seed of the random inputs of --check");
   add_plugin_option(*cmd, options->plugins);
+  add_examples(*cmd, {"uma partition model.onnx --target vanilla --target ultra_trail "
+                      "--report=table -o partitioned.uma"});
   cmd->callback([options, &exit_code] { exit_code = exit_code_of(partition_command(*options)); });
 }
 

@@ -268,6 +268,9 @@ void add_run_command(CLI::App& app, int& exit_code) {
                   "Refuse a model with a value of more bytes than this, before running it "
                   "(default: the machine's physical memory)");
   add_plugin_option(*cmd, options->plugins);
+  add_examples(*cmd, {"uma run model.onnx --input input.npy --output-dir out/",
+                      "uma run model.onnx --target \"vanilla --dimension=8\" --check "
+                      "--report=table"});
   cmd->callback([options, &exit_code] {
     const CompileOptions& compile = options->compile;
     if (options->check || !compile.targets.empty() || !compile.print_after.empty() ||

@@ -1,0 +1,134 @@
+// report.html (see report_html.h).
+#include "report_html.h"
+
+#include <fmt/format.h>
+
+#include <filesystem>
+
+#include "uma/runtime/process.h"
+#include "uma/support/file.h"
+
+namespace uma::tool {
+namespace {
+
+std::string escape(std::string_view text) {
+  std::string out;
+  for (char c : text) {
+    switch (c) {
+      case '&':
+        out += "&amp;";
+        break;
+      case '<':
+        out += "&lt;";
+        break;
+      case '>':
+        out += "&gt;";
+        break;
+      case '"':
+        out += "&quot;";
+        break;
+      default:
+        out += c;
+    }
+  }
+  return out;
+}
+
+// The SVG element of `dot -Tsvg`, without the XML prolog, or a note why there is none.
+std::string graph_svg(const std::string& dot_file) {
+  std::string svg_file = dot_file + ".svg";
+  Expected<runtime::ProcessResult> ran =
+      runtime::run_process({"dot", "-Tsvg", dot_file, "-o", svg_file});
+  if (!ran) return fmt::format("<p>No graph: {}.</p>", escape(ran.error().message()));
+  if (ran->status != 0)
+    return fmt::format("<p>No graph: dot failed ({}): {}</p>",
+                       runtime::describe_status(ran->status), escape(ran->output));
+  Expected<std::string> svg = read_file(svg_file);
+  std::error_code ec;
+  std::filesystem::remove(svg_file, ec);
+  if (!svg) return fmt::format("<p>No graph: {}.</p>", escape(svg.error().message()));
+  std::size_t start = svg->find("<svg");
+  return start == std::string::npos ? "<p>No graph: dot wrote no SVG.</p>" : svg->substr(start);
+}
+
+constexpr std::string_view kStyle = R"(
+body { font-family: Helvetica, Arial, sans-serif; margin: 1.5em; }
+table { border-collapse: collapse; margin-bottom: 1.5em; }
+th, td { border: 1px solid #ccc; padding: 2px 8px; text-align: left; vertical-align: top; }
+td.number { text-align: right; }
+#graph { overflow: auto; max-height: 80vh; border: 1px solid #ccc; }
+#graph g.node { cursor: pointer; }
+tr.selected { background: #fff3b0; }
+#details { min-height: 1.5em; margin: 0.5em 0 1.5em; font-family: monospace; }
+)";
+
+// A click on a node of the graph (dot titles each node "n<id>") selects its row of the table
+// and shows it above the graph.
+constexpr std::string_view kScript = R"(
+document.querySelectorAll('#graph g.node').forEach(function (node) {
+  node.addEventListener('click', function () {
+    var title = node.querySelector('title');
+    if (!title || title.textContent.charAt(0) !== 'n') return;
+    var row = document.getElementById('node-' + title.textContent.substring(1));
+    if (!row) return;
+    document.querySelectorAll('tr.selected').forEach(function (r) { r.classList.remove('selected'); });
+    row.classList.add('selected');
+    var cells = Array.prototype.map.call(row.cells, function (c) { return c.textContent; });
+    document.getElementById('details').textContent =
+        'node ' + cells[0] + ' ' + cells[2] + ': ' + cells[3] + (cells[5] ? ' (' + cells[5] + ')' : '');
+  });
+});
+)";
+
+}  // namespace
+
+std::string report_html(const PartitionReport& report, const std::string& title,
+                        const std::vector<std::pair<std::string, double>>& phases,
+                        const std::string& dot_file) {
+  std::string out = fmt::format(
+      "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
+      "<title>uma: {0}</title>\n<style>{1}</style>\n</head>\n<body>\n<h1>{0}</h1>\n",
+      escape(title), kStyle);
+
+  out +=
+      "<h2>Targets</h2>\n<table id=\"summary\">\n"
+      "<tr><th>target</th><th>nodes</th><th>regions</th><th>MACs</th><th>bytes</th></tr>\n";
+  for (const TargetSummary& s : report.summary())
+    out += fmt::format(
+        "<tr><td>{}</td><td class=\"number\">{}</td><td class=\"number\">{}</td>"
+        "<td class=\"number\">{}</td><td class=\"number\">{}</td></tr>\n",
+        escape(s.target), s.nodes, s.target == "host" ? "-" : std::to_string(s.regions), s.macs,
+        s.bytes);
+  out +=
+      "</table>\n<h2>Build time per phase</h2>\n<table id=\"phases\">\n"
+      "<tr><th>phase</th><th>ms</th></tr>\n";
+  double total = 0;
+  for (const auto& [phase, ms] : phases) {
+    out += fmt::format("<tr><td>{}</td><td class=\"number\">{:.3f}</td></tr>\n", escape(phase), ms);
+    total += ms;
+  }
+  out += fmt::format("<tr><th>total</th><th class=\"number\">{:.3f}</th></tr>\n</table>\n", total);
+
+  out +=
+      "<h2>Graph</h2>\n<p>One colour per target; click a node for its row.</p>\n"
+      "<div id=\"details\"></div>\n<div id=\"graph\">\n" +
+      graph_svg(dot_file) + "\n</div>\n";
+
+  out +=
+      "<h2>Nodes</h2>\n<table id=\"nodes\">\n<tr><th>id</th><th>name</th><th>op</th>"
+      "<th>target</th><th>composite</th><th>other targets</th></tr>\n";
+  for (const NodeRecord& r : report.records()) {
+    std::string reasons;
+    for (const Rejection& rejection : r.rejections)
+      reasons += fmt::format("{}{}: {} ({})", reasons.empty() ? "" : "; ", rejection.target,
+                             rejection_text(rejection.kind), rejection.detail);
+    out += fmt::format(
+        "<tr "
+        "id=\"node-{}\"><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td></tr>\n",
+        r.id, r.id, escape(r.name), escape(r.op), r.target.empty() ? "host" : escape(r.target),
+        escape(r.composite), escape(reasons));
+  }
+  return out + "</table>\n<script>" + std::string(kScript) + "</script>\n</body>\n</html>\n";
+}
+
+}  // namespace uma::tool
