@@ -1,0 +1,159 @@
+// Each dnnl composite's lowering: one call of the kernel's entry point for it
+//
+//   dnnl_kernel_conv(src, weights, bias, residual, dst, rank, batch, in_channels, out_channels,
+//                 groups, in[3], kernel[3], out[3], strides[3], dilation[3], pad_begin[3],
+//                 pad_end[3], algorithm, has_sum, eltwise, alpha, beta)
+//   dnnl_kernel_dense(src, weights, bias, residual, dst, batch, in_features, out_features,
+//                  has_sum, eltwise, alpha, beta)
+//
+// (kernels/dnnl_ops.c), with sizes and attributes from the composite's nodes; bias and
+// residual are null when the composite has none. dnnl-load-state then puts the call's state
+// slot first and calls the _init of the same arguments at load time.
+#include <fmt/format.h>
+#include <oneapi/dnnl/dnnl.h>
+
+#include <algorithm>
+
+#include "backends/dnnl/dnnl.h"
+#include "uma/lower/compute_util.h"
+
+namespace uma::backends::dnnl {
+namespace {
+
+using tir::Expr;
+
+const Node* find(const std::vector<const Node*>& nodes, std::string_view op) {
+  for (const Node* node : nodes)
+    if (node->is_op(op)) return node;
+  return nullptr;
+}
+
+const Node* find_conv(const std::vector<const Node*>& nodes) {
+  for (std::string_view op : {"nn.conv1d", "nn.conv2d", "nn.conv3d"})
+    if (const Node* conv = find(nodes, op)) return conv;
+  return nullptr;
+}
+
+std::vector<const Node*> composite_nodes(const lower::CompositeOperands& operands) {
+  std::vector<const Node*> nodes;
+  for (const auto& node : operands.composite().nodes()) nodes.push_back(node.get());
+  return nodes;
+}
+
+Status check_f32(const Node& anchor) {
+  for (const Value* operand : anchor.operands())
+    if (DType dtype = operand->tensor_type().dtype; dtype != DType::f32)
+      return make_error("{} operands are not supported; the backend computes f32",
+                        dtype_name(dtype));
+  return Status::success();
+}
+
+// The arguments every call starts with: src, weights, bias, residual, dst.
+Expected<std::vector<Expr>> data_args(const lower::CompositeOperands& operands, const Node& anchor,
+                                      const Epilogue& epilogue) {
+  UMA_TRY_ASSIGN(Expr src, operands.address(*anchor.operand(0)));
+  UMA_TRY_ASSIGN(Expr weights, operands.address(*anchor.operand(1)));
+  UMA_TRY_ASSIGN(Expr bias, operands.address_or_null(epilogue.bias));
+  UMA_TRY_ASSIGN(Expr residual, operands.address_or_null(epilogue.residual));
+  UMA_TRY_ASSIGN(Expr dst, operands.address(*operands.composite().outputs()[0]));
+  return std::vector<Expr>{src, weights, bias, residual, dst};
+}
+
+void add_epilogue_args(const Epilogue& epilogue, std::vector<Expr>& args) {
+  args.push_back(Expr(std::int64_t{epilogue.residual != nullptr}));
+  args.push_back(Expr(epilogue.eltwise));
+  args.push_back(lower::constant(DType::f32, epilogue.alpha));
+  args.push_back(lower::constant(DType::f32, epilogue.beta));
+}
+
+}  // namespace
+
+Status check_target(const Target& target) {
+  UMA_TRY_ASSIGN(std::string winograd, target.get_string("winograd"));
+  if (winograd != "auto" && winograd != "on" && winograd != "off")
+    return make_error("winograd must be auto, on or off, not '{}'", winograd);
+  return Status::success();
+}
+
+Expected<ConvCall> conv_call(const std::vector<const Node*>& nodes, const Target& target) {
+  UMA_TRY(check_target(target));
+  const Node* conv = find_conv(nodes);
+  if (conv == nullptr) return make_error("the composite has no convolution");
+  UMA_TRY(check_f32(*conv));
+  const Shape& data = conv->operand(0)->tensor_type().shape;
+  const Shape& weight = conv->operand(1)->tensor_type().shape;
+  const Shape& result = conv->result()->tensor_type().shape;
+  const AttrMap& attrs = conv->attrs();
+  ConvCall call;
+  call.rank = static_cast<std::int64_t>(data.size()) - 2;
+  call.batch = data[0];
+  call.in_channels = data[1];
+  call.out_channels = weight[0];
+  call.groups = attrs.get_int("groups");
+  const auto& strides = attrs.get_ints("strides");
+  const auto& dilation = attrs.get_ints("dilation");
+  const auto& padding = attrs.get_ints("padding");
+  auto rank = static_cast<std::size_t>(call.rank);
+  for (std::size_t i = 0; i < rank; ++i) {
+    call.in[i] = data[2 + i];
+    call.kernel[i] = weight[2 + i];
+    call.out[i] = result[2 + i];
+    call.strides[i] = strides[i];
+    call.dilation[i] = dilation[i];
+    call.pad_begin[i] = padding[i];
+    call.pad_end[i] = padding[rank + i];
+  }
+  // Winograd computes 3x3 stride-1 2-D convolutions only.
+  bool winograd_shape = rank == 2 && call.groups == 1 && call.kernel[0] == 3 &&
+                        call.kernel[1] == 3 && call.strides[0] == 1 && call.strides[1] == 1 &&
+                        call.dilation[0] == 1 && call.dilation[1] == 1;
+  std::string winograd = target.get_string("winograd").value();
+  call.algorithm = dnnl_convolution_direct;
+  if (winograd == "on" && winograd_shape) call.algorithm = dnnl_convolution_winograd;
+  if (winograd == "auto" && winograd_shape) call.algorithm = dnnl_convolution_auto;
+  UMA_TRY_ASSIGN(call.epilogue, epilogue(*conv, nodes, 1));
+  return call;
+}
+
+Expected<DenseCall> dense_call(const std::vector<const Node*>& nodes) {
+  const Node* dense = find(nodes, "nn.dense");
+  if (dense == nullptr) return make_error("the composite has no nn.dense");
+  UMA_TRY(check_f32(*dense));
+  const Shape& data = dense->operand(0)->tensor_type().shape;
+  const Shape& weight = dense->operand(1)->tensor_type().shape;
+  DenseCall call;
+  call.batch = TensorType{DType::f32, data}.num_elements() / data.back();
+  call.in_features = data.back();
+  call.out_features = weight[0];
+  UMA_TRY_ASSIGN(call.epilogue, epilogue(*dense, nodes, data.size() - 1));
+  return call;
+}
+
+Expected<lower::ExternCall> lower_conv(const lower::CompositeOperands& operands,
+                                       const Target& target) {
+  std::vector<const Node*> nodes = composite_nodes(operands);
+  UMA_TRY_ASSIGN(ConvCall call, conv_call(nodes, target));
+  UMA_TRY_ASSIGN(std::vector<Expr> args, data_args(operands, *find_conv(nodes), call.epilogue));
+  for (std::int64_t size :
+       {call.rank, call.batch, call.in_channels, call.out_channels, call.groups})
+    args.push_back(Expr(size));
+  for (const std::int64_t* sizes :
+       {call.in, call.kernel, call.out, call.strides, call.dilation, call.pad_begin, call.pad_end})
+    for (int i = 0; i < 3; ++i) args.push_back(Expr(sizes[i]));
+  args.push_back(Expr(call.algorithm));
+  add_epilogue_args(call.epilogue, args);
+  return lower::ExternCall{.name = fmt::format("{}conv", kEntryPrefix), .args = std::move(args)};
+}
+
+Expected<lower::ExternCall> lower_dense(const lower::CompositeOperands& operands, const Target&) {
+  std::vector<const Node*> nodes = composite_nodes(operands);
+  UMA_TRY_ASSIGN(DenseCall call, dense_call(nodes));
+  UMA_TRY_ASSIGN(std::vector<Expr> args,
+                 data_args(operands, *find(nodes, "nn.dense"), call.epilogue));
+  for (std::int64_t size : {call.batch, call.in_features, call.out_features})
+    args.push_back(Expr(size));
+  add_epilogue_args(call.epilogue, args);
+  return lower::ExternCall{.name = fmt::format("{}dense", kEntryPrefix), .args = std::move(args)};
+}
+
+}  // namespace uma::backends::dnnl
