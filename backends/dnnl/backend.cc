@@ -1,5 +1,6 @@
 // The dnnl backend: convolutions and dense layers with their fused bias, residual sum and
-// activation run as oneDNN primitives (Debian's libdnnl-dev), created when the model loads.
+// activation, poolings and softmaxes run as oneDNN primitives (Debian's libdnnl-dev),
+// created when the model loads.
 // Everything it declares is here, in the order of uma/uma/backend.h.
 #include <memory>
 
@@ -27,6 +28,10 @@ class DnnlBackend final : public Backend {
     add_composite_lowering("conv", lower_conv);
     add_pattern("dense", dense_pattern(), check_dense);
     add_composite_lowering("dense", lower_dense);
+    add_pattern("pool", pool_pattern(), check_pool);
+    add_composite_lowering("pool", lower_pool);
+    add_pattern("softmax", softmax_pattern(), check_softmax);
+    add_composite_lowering("softmax", lower_softmax);
     // 4. Lowering: the primitives read every operand from memory.
     set_max_immediate_elements(0);
     // 5. The primitives are made when the model loads, kept in the function's state.

@@ -2,7 +2,8 @@
 // libdnnl-dev) behind the UMA interface, the C of kernels/dnnl_ops.c calling them.
 //
 //   backend.cc      the Backend: target "dnnl --winograd=auto|on|off", patterns, codegen
-//   patterns.cc     dnnl.conv and dnnl.dense: anchor → bias → residual add → activation
+//   patterns.cc     dnnl.conv and dnnl.dense: anchor → bias → residual add → activation;
+//                   dnnl.pool, dnnl.softmax: the op alone
 //   epilogue.cc     what follows the anchor in a composite, as oneDNN's bias and post-ops
 //   primitive.cc    the primitive oneDNN would make for a composite, and its implementation
 //   calls.cc        each composite's lowering: one call of the kernel's entry point
@@ -66,28 +67,55 @@ struct DenseCall {
   Epilogue epilogue;
 };
 
+// A pooling as the kernel takes it (unused spatial dimensions 1, or 0 for padding).
+struct PoolCall {
+  std::int64_t rank = 0, batch = 0, channels = 0;
+  std::int64_t in[3] = {1, 1, 1}, kernel[3] = {1, 1, 1}, out[3] = {1, 1, 1};
+  std::int64_t strides[3] = {1, 1, 1}, dilation[3] = {1, 1, 1};
+  std::int64_t pad_begin[3] = {0, 0, 0}, pad_end[3] = {0, 0, 0};
+  std::int64_t algorithm = 0;  // dnnl_alg_kind_t
+};
+
+// A softmax (or log-softmax) over the middle axis of the input viewed as [outer, axis, inner].
+struct SoftmaxCall {
+  std::int64_t outer = 1, axis = 1, inner = 1;
+  bool log = false;
+};
+
 // The calls of the composites whose nodes are `nodes` (a match's, or a composite function's),
 // with the target's attributes; errors say what the kernel cannot run.
 Expected<ConvCall> conv_call(const std::vector<const Node*>& nodes, const Target& target);
 Expected<DenseCall> dense_call(const std::vector<const Node*>& nodes);
+Expected<PoolCall> pool_call(const std::vector<const Node*>& nodes);
+Expected<SoftmaxCall> softmax_call(const std::vector<const Node*>& nodes);
 
 // oneDNN's implementation for the call ("brg:avx512_core", "jit:avx512_core", ...), made
 // as the kernel's init makes it; an error when oneDNN has none. primitive.cc.
 Expected<std::string> conv_implementation(const ConvCall& call);
 Expected<std::string> dense_implementation(const DenseCall& call);
+Expected<std::string> pool_implementation(const PoolCall& call);
+Expected<std::string> softmax_implementation(const SoftmaxCall& call);
 
 // Patterns, longest first within each, and their predicates, which also reject what oneDNN
 // would run with its slow reference implementation (patterns.cc).
 PatternPtr conv_pattern();
 PatternPtr dense_pattern();
+PatternPtr pool_pattern();
+PatternPtr softmax_pattern();
 Status check_conv(const Match& match, const Target& target);
 Status check_dense(const Match& match, const Target& target);
+Status check_pool(const Match& match, const Target& target);
+Status check_softmax(const Match& match, const Target& target);
 
 // Each composite as one call of the kernel's entry point (calls.cc).
 Expected<lower::ExternCall> lower_conv(const lower::CompositeOperands& operands,
                                        const Target& target);
 Expected<lower::ExternCall> lower_dense(const lower::CompositeOperands& operands,
                                         const Target& target);
+Expected<lower::ExternCall> lower_pool(const lower::CompositeOperands& operands,
+                                       const Target& target);
+Expected<lower::ExternCall> lower_softmax(const lower::CompositeOperands& operands,
+                                          const Target& target);
 
 // dnnl-load-state (TIR_PHASE_0): gives a function with calls of the kernel a state of one
 // slot per call, passed first to each; its init calls each entry point's _init with the same

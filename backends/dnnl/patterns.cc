@@ -54,6 +54,18 @@ PatternPtr dense_pattern() {
                            is_op("nn.dense", {wildcard(), is_constant()})));
 }
 
+PatternPtr pool_pattern() {
+  std::vector<std::string> pools = {"nn.global_avg_pool", "nn.global_max_pool"};
+  for (int rank = 1; rank <= 3; ++rank)
+    for (const char* kind : {"max", "avg"})
+      pools.push_back(fmt::format("nn.{}_pool{}d", kind, rank));
+  return is_op(pools, {wildcard()});
+}
+
+PatternPtr softmax_pattern() {
+  return is_op(std::vector<std::string>{"nn.softmax", "nn.log_softmax"}, {wildcard()});
+}
+
 Status check_conv(const Match& match, const Target& target) {
   Expected<ConvCall> call = conv_call(match_nodes(match), target);
   if (!call) return make_error("dnnl.conv: {}", call.error().message());
@@ -64,6 +76,18 @@ Status check_dense(const Match& match, const Target&) {
   Expected<DenseCall> call = dense_call(match_nodes(match));
   if (!call) return make_error("dnnl.dense: {}", call.error().message());
   return check_implementation("dense", dense_implementation(*call));
+}
+
+Status check_pool(const Match& match, const Target&) {
+  Expected<PoolCall> call = pool_call(match_nodes(match));
+  if (!call) return make_error("dnnl.pool: {}", call.error().message());
+  return check_implementation("pool", pool_implementation(*call));
+}
+
+Status check_softmax(const Match& match, const Target&) {
+  Expected<SoftmaxCall> call = softmax_call(match_nodes(match));
+  if (!call) return make_error("dnnl.softmax: {}", call.error().message());
+  return check_implementation("softmax", softmax_implementation(*call));
 }
 
 }  // namespace uma::backends::dnnl

@@ -79,4 +79,37 @@ Expected<std::string> dense_implementation(const DenseCall& call) {
   });
 }
 
+Expected<std::string> pool_implementation(const PoolCall& call) {
+  auto rank = static_cast<std::size_t>(call.rank);
+  memory::dims src{call.batch, call.channels}, dst{call.batch, call.channels};
+  memory::dims kernel, strides, dilation, pad_begin, pad_end;
+  for (std::size_t i = 0; i < rank; ++i) {
+    src.push_back(call.in[i]);
+    dst.push_back(call.out[i]);
+    kernel.push_back(call.kernel[i]);
+    strides.push_back(call.strides[i]);
+    dilation.push_back(call.dilation[i] - 1);
+    pad_begin.push_back(call.pad_begin[i]);
+    pad_end.push_back(call.pad_end[i]);
+  }
+  Tag plain = rank == 1 ? Tag::abc : rank == 2 ? Tag::abcd : Tag::abcde;
+  return implementation([&](const ::dnnl::engine& engine) {
+    ::dnnl::pooling_v2_forward::desc desc(
+        ::dnnl::prop_kind::forward_inference, static_cast<::dnnl::algorithm>(call.algorithm),
+        f32(src, plain), f32(dst, plain), strides, kernel, dilation, pad_begin, pad_end);
+    return ::dnnl::pooling_v2_forward::primitive_desc(desc, attributes({}), engine);
+  });
+}
+
+Expected<std::string> softmax_implementation(const SoftmaxCall& call) {
+  return implementation([&](const ::dnnl::engine& engine) {
+    memory::desc data = f32({call.outer, call.axis, call.inner}, Tag::abc);
+    ::dnnl::softmax_v2_forward::desc desc(
+        ::dnnl::prop_kind::forward_inference,
+        call.log ? ::dnnl::algorithm::softmax_log : ::dnnl::algorithm::softmax_accurate, data, data,
+        1);
+    return ::dnnl::softmax_v2_forward::primitive_desc(desc, attributes({}), engine);
+  });
+}
+
 }  // namespace uma::backends::dnnl

@@ -6,7 +6,8 @@
 // With --compiled, every data set the interpreter passes is also built for the host
 // (uma/uma/build.h: generated C, compiled and loaded) and run by the executor, and must
 // pass against the same expected outputs; with --target (repeated: earlier first), built
-// for those in-tree backends and the host.
+// for those in-tree backends and the host, and with --constant-weights, with the inputs
+// after the first bound as constants (weights, which backends' patterns want constant).
 //
 // A failure listed in known_failures.txt (one line per test: name, then the reason) is
 // expected; a listed test that passes is "unexpectedly passing" and fails the run too, so
@@ -16,7 +17,8 @@
 //
 // Usage: onnx_conformance <node-tests-dir> <known_failures.txt> [--write-known-failures FILE]
 //        [--filter SUBSTRING]... [--verbose] [--compiled --cache-dir DIR
-//        --known-compiled-failures FILE [--write-known-compiled-failures FILE] [--target T]...]
+//        --known-compiled-failures FILE [--write-known-compiled-failures FILE] [--target T]...
+//        [--constant-weights]]
 // A test runs when its name holds one of the --filter substrings (any test without one).
 #include <unistd.h>
 
@@ -158,6 +160,9 @@ std::string compare_outputs(const std::vector<uma::TensorPtr>& outputs, const fs
 struct CompiledMode {
   uma::build::BuildOptions options;
   std::vector<std::string> targets;  // the backends', earlier first; none: the host alone
+  // Inputs after the first are bound as constants from the start, as an exporter writes
+  // weights: what backends whose patterns want constant weights take.
+  bool constant_weights = false;
 };
 
 // Builds the module for the host and runs it; an empty string when its outputs pass.
@@ -233,7 +238,9 @@ std::string run_test(const fs::path& dir, bool& frozen, const CompiledMode* comp
       inputs.push_back(std::move(*tensor));
     }
     std::string failure, compiled_data_set_failure;
-    for (std::size_t first_frozen : {inputs.size(), std::size_t{1}, std::size_t{0}}) {
+    std::size_t unfrozen =
+        compiled != nullptr && compiled->constant_weights ? std::size_t{1} : inputs.size();
+    for (std::size_t first_frozen : {unfrozen, std::size_t{1}, std::size_t{0}}) {
       bool retry = false;
       failure = run_data_set(dir, data_set, signature, inputs, first_frozen, retry, compiled,
                              compiled_data_set_failure);
@@ -343,14 +350,14 @@ int main(int argc, char** argv) {
     std::cerr << "usage: onnx_conformance <node-tests-dir> <known_failures.txt> "
                  "[--write-known-failures FILE] [--filter SUBSTRING]... [--verbose] [--compiled "
                  "--cache-dir DIR --known-compiled-failures FILE "
-                 "[--write-known-compiled-failures FILE] [--target T]...]\n";
+                 "[--write-known-compiled-failures FILE] [--target T]... [--constant-weights]]\n";
     return 2;
   }
   fs::path root = argv[1];
   std::string known_path = argv[2];
   std::string write_path, known_compiled_path, write_compiled_path, cache_dir;
   std::vector<std::string> filters, targets;
-  bool verbose = false, compiled = false;
+  bool verbose = false, compiled = false, constant_weights = false;
   for (int i = 3; i < argc; ++i) {
     std::string arg = argv[i];
     if (arg == "--write-known-failures" && i + 1 < argc)
@@ -359,6 +366,8 @@ int main(int argc, char** argv) {
       filters.push_back(argv[++i]);
     else if (arg == "--target" && i + 1 < argc)
       targets.push_back(argv[++i]);
+    else if (arg == "--constant-weights")
+      constant_weights = true;
     else if (arg == "--verbose")
       verbose = true;
     else if (arg == "--compiled")
@@ -390,6 +399,7 @@ int main(int argc, char** argv) {
   CompiledMode mode;
   mode.options.compiler.cache_dir = cache_dir;
   mode.targets = targets;
+  mode.constant_weights = constant_weights;
 
   std::vector<fs::path> tests;
   std::error_code ec;

@@ -1,12 +1,14 @@
 // The dnnl backend's C: each composite the backend takes is one oneDNN primitive (through
 // oneDNN's C API, since the generated code is C), created once when the model loads.
 //
-// Every op has three entry points with the same arguments after the state slot:
-//   dnnl_kernel_<op>_init(slot, ...)  at load: creates the primitive, reorders the weights into
-//                                  the layout it wants, allocates its scratchpad
-//                                  (user-managed); inputs and outputs are NULL then
-//   dnnl_kernel_<op>(slot, ...)       each run: reorders the input into the primitive's layout
-//                                  if it wants another, executes, reorders the result back
+// Every op (conv, dense, pool, softmax) has three entry points with the same arguments
+// after the state slot:
+//   dnnl_kernel_<op>_init(slot, ...)  at load: creates the primitive, reorders the weights
+//                                     into the layout it wants, allocates its scratchpad
+//                                     (user-managed); inputs and outputs are NULL then
+//   dnnl_kernel_<op>(slot, ...)       each run: reorders the input into the primitive's
+//                                     layout if it wants another, executes, reorders the
+//                                     result back
 //   dnnl_kernel_release(slot)         when the executor is destroyed
 // `slot` is the call's part of the function's load-time state (zeroed by the executor); it
 // holds the pointer to the op's struct, which lives on the heap, never in a static: one
@@ -23,7 +25,6 @@
 
 #define DNNL_KERNEL_STATUS_BASE 100
 #define DNNL_KERNEL_BAD_ARGUMENTS 99
-#define DNNL_KERNEL_MAX_RANK 5
 
 // Post-op arguments: the eltwise algorithm (a dnnl_alg_kind_t, 0 for none) and its alpha
 // and beta; has_sum: a residual tensor of the result's shape is added before it.
@@ -126,7 +127,7 @@ static int32_t dnnl_kernel_finish_init(dnnl_kernel_op* op, dnnl_primitive_desc_t
   const dnnl_memory_desc_t* scratchpad_md =
       dnnl_primitive_desc_query_md(pd, dnnl_query_scratchpad_md, 0);
   dnnl_status_t status = dnnl_primitive_create(&op->primitive, pd);
-  if (status == dnnl_success)
+  if (status == dnnl_success && weights != NULL)
     status = dnnl_kernel_load_weights(op, user_weights_md, weights_md, weights);
   if (status == dnnl_success && op->has_bias) {
     status = dnnl_kernel_owned_memory(op, &op->bias, bias_md, 2);
@@ -181,9 +182,9 @@ static int32_t dnnl_kernel_execute(dnnl_kernel_op* op, const float* src, const f
     memmove(dst, residual, op->dst_bytes);
   }
   if (status != dnnl_success) return DNNL_KERNEL_STATUS_BASE + (int32_t)status;
-  dnnl_exec_arg_t args[5] = {
-      {DNNL_ARG_SRC, src_memory}, {DNNL_ARG_WEIGHTS, op->weights}, {DNNL_ARG_DST, dst_memory}};
-  int nargs = 3;
+  dnnl_exec_arg_t args[5] = {{DNNL_ARG_SRC, src_memory}, {DNNL_ARG_DST, dst_memory}};
+  int nargs = 2;
+  if (op->weights != NULL) args[nargs++] = (dnnl_exec_arg_t){DNNL_ARG_WEIGHTS, op->weights};
   if (op->has_bias) args[nargs++] = (dnnl_exec_arg_t){DNNL_ARG_BIAS, op->bias};
   if (op->scratchpad != NULL)
     args[nargs++] = (dnnl_exec_arg_t){DNNL_ARG_SCRATCHPAD, op->scratchpad};
@@ -375,4 +376,103 @@ int32_t dnnl_kernel_dense(DNNL_KERNEL_DENSE_PARAMS) {
   (void)weights, (void)bias, (void)batch, (void)in_features, (void)out_features, (void)has_sum,
       (void)eltwise, (void)alpha, (void)beta;
   return dnnl_kernel_execute(*(dnnl_kernel_op**)slot, src, residual, dst);
+}
+
+// ---- pooling: max, or average with or without the padding, 1 to 3 spatial dimensions ----
+
+#define DNNL_KERNEL_POOL_PARAMS                                                                \
+  void *slot, const float *src, float *dst, int64_t rank, int64_t batch, int64_t channels,     \
+      int64_t in0, int64_t in1, int64_t in2, int64_t k0, int64_t k1, int64_t k2, int64_t out0, \
+      int64_t out1, int64_t out2, int64_t stride0, int64_t stride1, int64_t stride2,           \
+      int64_t dilation0, int64_t dilation1, int64_t dilation2, int64_t pad_begin0,             \
+      int64_t pad_begin1, int64_t pad_begin2, int64_t pad_end0, int64_t pad_end1,              \
+      int64_t pad_end2, int64_t algorithm
+
+int32_t dnnl_kernel_pool_init(DNNL_KERNEL_POOL_PARAMS);
+int32_t dnnl_kernel_pool_init(DNNL_KERNEL_POOL_PARAMS) {
+  (void)src, (void)dst;
+  if (rank < 1 || rank > 3 || batch < 1 || channels < 1) return DNNL_KERNEL_BAD_ARGUMENTS;
+  const int64_t in[3] = {in0, in1, in2}, out[3] = {out0, out1, out2};
+  const dnnl_dims_t kernel = {k0, k1, k2}, strides = {stride0, stride1, stride2};
+  const dnnl_dims_t dilations = {dilation0 - 1, dilation1 - 1, dilation2 - 1};
+  const dnnl_dims_t pad_begin = {pad_begin0, pad_begin1, pad_begin2};
+  const dnnl_dims_t pad_end = {pad_end0, pad_end1, pad_end2};
+  const int ndims = 2 + (int)rank;
+  dnnl_dims_t src_dims = {batch, channels}, dst_dims = {batch, channels};
+  for (int i = 0; i < rank; ++i) {
+    src_dims[2 + i] = in[i];
+    dst_dims[2 + i] = out[i];
+  }
+  dnnl_kernel_op* op = NULL;
+  dnnl_primitive_attr_t attr = NULL;
+  dnnl_status_t status = dnnl_kernel_new_op(slot, &op, &attr, 0, 0, 0, 0.0f, 0.0f);
+  dnnl_memory_desc_t user_src, user_dst;
+  if (status == dnnl_success)
+    status = dnnl_memory_desc_init_by_tag(&user_src, ndims, src_dims, dnnl_f32,
+                                          dnnl_kernel_plain_tag(ndims));
+  if (status == dnnl_success)
+    status = dnnl_memory_desc_init_by_tag(&user_dst, ndims, dst_dims, dnnl_f32,
+                                          dnnl_kernel_plain_tag(ndims));
+  dnnl_primitive_desc_t pd = NULL;
+  if (status == dnnl_success) {
+    dnnl_pooling_v2_desc_t desc;
+    status = dnnl_pooling_v2_forward_desc_init(&desc, dnnl_forward_inference,
+                                               (dnnl_alg_kind_t)algorithm, &user_src, &user_dst,
+                                               strides, kernel, dilations, pad_begin, pad_end);
+    if (status == dnnl_success)
+      status = dnnl_primitive_desc_create(&pd, &desc, attr, op->engine, NULL);
+  }
+  if (attr != NULL) dnnl_primitive_attr_destroy(attr);
+  if (status != dnnl_success) {
+    if (op != NULL) dnnl_kernel_release(slot);
+    return DNNL_KERNEL_STATUS_BASE + (int32_t)status;
+  }
+  return dnnl_kernel_finish_init(op, pd, &user_src, NULL, NULL, &user_dst, NULL, NULL, slot);
+}
+
+int32_t dnnl_kernel_pool(DNNL_KERNEL_POOL_PARAMS);
+int32_t dnnl_kernel_pool(DNNL_KERNEL_POOL_PARAMS) {
+  (void)rank, (void)batch, (void)channels, (void)in0, (void)in1, (void)in2, (void)k0, (void)k1,
+      (void)k2, (void)out0, (void)out1, (void)out2, (void)stride0, (void)stride1, (void)stride2,
+      (void)dilation0, (void)dilation1, (void)dilation2, (void)pad_begin0, (void)pad_begin1,
+      (void)pad_begin2, (void)pad_end0, (void)pad_end1, (void)pad_end2, (void)algorithm;
+  return dnnl_kernel_execute(*(dnnl_kernel_op**)slot, src, NULL, dst);
+}
+
+// ---- softmax over the middle axis of [outer, axis, inner] (any tensor, viewed so) ----
+
+#define DNNL_KERNEL_SOFTMAX_PARAMS \
+  void *slot, const float *src, float *dst, int64_t outer, int64_t axis, int64_t inner, int64_t log
+
+int32_t dnnl_kernel_softmax_init(DNNL_KERNEL_SOFTMAX_PARAMS);
+int32_t dnnl_kernel_softmax_init(DNNL_KERNEL_SOFTMAX_PARAMS) {
+  (void)src, (void)dst;
+  if (outer < 1 || axis < 1 || inner < 1) return DNNL_KERNEL_BAD_ARGUMENTS;
+  const dnnl_dims_t dims = {outer, axis, inner};
+  dnnl_kernel_op* op = NULL;
+  dnnl_primitive_attr_t attr = NULL;
+  dnnl_status_t status = dnnl_kernel_new_op(slot, &op, &attr, 0, 0, 0, 0.0f, 0.0f);
+  dnnl_memory_desc_t md;
+  if (status == dnnl_success)
+    status = dnnl_memory_desc_init_by_tag(&md, 3, dims, dnnl_f32, dnnl_abc);
+  dnnl_primitive_desc_t pd = NULL;
+  if (status == dnnl_success) {
+    dnnl_softmax_v2_desc_t desc;
+    status = dnnl_softmax_v2_forward_desc_init(
+        &desc, dnnl_forward_inference, log ? dnnl_softmax_log : dnnl_softmax_accurate, &md, &md, 1);
+    if (status == dnnl_success)
+      status = dnnl_primitive_desc_create(&pd, &desc, attr, op->engine, NULL);
+  }
+  if (attr != NULL) dnnl_primitive_attr_destroy(attr);
+  if (status != dnnl_success) {
+    if (op != NULL) dnnl_kernel_release(slot);
+    return DNNL_KERNEL_STATUS_BASE + (int32_t)status;
+  }
+  return dnnl_kernel_finish_init(op, pd, &md, NULL, NULL, &md, NULL, NULL, slot);
+}
+
+int32_t dnnl_kernel_softmax(DNNL_KERNEL_SOFTMAX_PARAMS);
+int32_t dnnl_kernel_softmax(DNNL_KERNEL_SOFTMAX_PARAMS) {
+  (void)outer, (void)axis, (void)inner, (void)log;
+  return dnnl_kernel_execute(*(dnnl_kernel_op**)slot, src, NULL, dst);
 }

@@ -180,6 +180,62 @@ TEST_F(DnnlTest, DenseWithBiasAndActivation) {
   EXPECT_EQ(count(code(built), "dnnl_kernel_dense(&"), 2u);
 }
 
+// Max and average poolings (ceil mode, padding counted or not, global) and softmaxes over
+// the innermost axis: each a call of dnnl.
+TEST_F(DnnlTest, PoolingsAndSoftmaxes) {
+  struct Case {
+    std::string op;
+    AttrMap attrs;
+  };
+  using test::make_attrs;
+  std::vector<Case> cases = {
+      {"nn.max_pool2d",
+       make_attrs(
+           {{"pool_size", Ints{3, 3}}, {"strides", Ints{2, 2}}, {"padding", Ints{1, 1, 1, 1}}})},
+      {"nn.max_pool2d",
+       make_attrs(
+           {{"pool_size", Ints{2, 2}}, {"strides", Ints{2, 2}}, {"ceil_mode", std::int64_t{1}}})},
+      {"nn.avg_pool2d", make_attrs({{"pool_size", Ints{3, 3}}, {"padding", Ints{1, 1, 1, 1}}})},
+      {"nn.avg_pool2d", make_attrs({{"pool_size", Ints{3, 3}},
+                                    {"strides", Ints{2, 2}},
+                                    {"padding", Ints{1, 1, 1, 1}},
+                                    {"count_include_pad", std::int64_t{1}}})},
+      {"nn.avg_pool2d",
+       make_attrs(
+           {{"pool_size", Ints{2, 2}}, {"strides", Ints{2, 2}}, {"ceil_mode", std::int64_t{1}}})},
+      {"nn.global_avg_pool", {}},
+      {"nn.global_max_pool", {}},
+      {"nn.softmax", make_attrs({{"axis", std::int64_t{-1}}})},
+      {"nn.log_softmax", make_attrs({{"axis", std::int64_t{3}}})},
+  };
+  for (const Case& c : cases) {
+    SCOPED_TRACE(c.op);
+    auto m = model([&](Function& main, ModelBuilder& mb) {
+      Value* x = main.add_param(TensorType{DType::f32, {2, 8, 7, 7}}, "x");
+      main.set_outputs({mb.builder().value(c.op, {x}, c.attrs)});
+    });
+    build::HostBuild built = check(*m, {"dnnl"});
+    EXPECT_EQ(functions_on(built, "c"), 0u);
+    EXPECT_EQ(functions_on(built, "dnnl"), 1u);
+  }
+}
+
+// oneDNN 2.6 has only its reference softmax over an axis with others inside it: the
+// predicate says so, and the host runs it.
+TEST_F(DnnlTest, WhereOneDnnWouldRunItsReferenceTheHostRuns) {
+  auto m = model([&](Function& main, ModelBuilder& mb) {
+    Value* x = main.add_param(TensorType{DType::f32, {2, 8, 7, 7}}, "x");
+    main.set_outputs(
+        {mb.builder().value("nn.softmax", {x}, test::make_attrs({{"axis", std::int64_t{1}}}))});
+  });
+  NodeRecord record = record_of(*copy(*m), "nn.softmax");
+  EXPECT_EQ(record.target, "");
+  ASSERT_EQ(record.rejections.size(), 1u);
+  EXPECT_EQ(record.rejections[0].detail,
+            "dnnl.softmax: oneDNN would run its slow reference implementation (ref:any)");
+  EXPECT_EQ(functions_on(check(*m, {"dnnl"}), "dnnl"), 0u);
+}
+
 // With vanilla first, vanilla takes the convolutions it computes and dnnl the depthwise one.
 TEST_F(DnnlTest, BesideVanillaTheEarlierTargetWins) {
   auto m = model([&](Function& main, ModelBuilder& mb) {
@@ -187,8 +243,9 @@ TEST_F(DnnlTest, BesideVanillaTheEarlierTargetWins) {
   });
   build::HostBuild built = check(*m, {"vanilla", "dnnl"});
   std::string text = code(built);
+  // dnnl: the depthwise convolution, and the global pool at the end.
   EXPECT_EQ(functions_on(built, "vanilla"), 2u);
-  EXPECT_EQ(functions_on(built, "dnnl"), 1u);
+  EXPECT_EQ(functions_on(built, "dnnl"), 2u);
   EXPECT_EQ(count(text, "dnnl_kernel_conv(&"), 1u);
 }
 
