@@ -131,15 +131,22 @@ Expected<ConvCall> conv_call(const std::vector<const Node*>& nodes, const Target
 }
 
 Expected<DenseCall> dense_call(const std::vector<const Node*>& nodes) {
-  const Node* dense = find(nodes, "nn.dense");
-  if (dense == nullptr) return make_error("the composite has no nn.dense");
+  const Node* dense = anchor(nodes);
+  if (dense == nullptr || !(dense->is_op("nn.dense") || dense->is_op("nn.matmul")))
+    return make_error("the composite has no nn.dense or nn.matmul");
   UMA_TRY(check_f32(*dense));
   const Shape& data = dense->operand(0)->tensor_type().shape;
   const Shape& weight = dense->operand(1)->tensor_type().shape;
   DenseCall call;
+  call.weights_in_out = dense->is_op("nn.matmul");
+  if (call.weights_in_out && (data.size() < 2 || weight.size() != 2))
+    return make_error(
+        "nn.matmul of {} by {}: the backend takes a matrix or a batch of them "
+        "by one constant matrix",
+        to_string(data), to_string(weight));
   call.batch = TensorType{DType::f32, data}.num_elements() / data.back();
   call.in_features = data.back();
-  call.out_features = weight[0];
+  call.out_features = call.weights_in_out ? weight[1] : weight[0];
   UMA_TRY_ASSIGN(call.epilogue, epilogue(*dense, nodes, data.size() - 1));
   return call;
 }
@@ -228,9 +235,9 @@ Expected<lower::ExternCall> lower_conv(const lower::CompositeOperands& operands,
 Expected<lower::ExternCall> lower_dense(const lower::CompositeOperands& operands, const Target&) {
   std::vector<const Node*> nodes = composite_nodes(operands);
   UMA_TRY_ASSIGN(DenseCall call, dense_call(nodes));
-  UMA_TRY_ASSIGN(std::vector<Expr> args,
-                 data_args(operands, *find(nodes, "nn.dense"), call.epilogue));
-  for (std::int64_t size : {call.batch, call.in_features, call.out_features})
+  UMA_TRY_ASSIGN(std::vector<Expr> args, data_args(operands, *anchor(nodes), call.epilogue));
+  for (std::int64_t size :
+       {call.batch, call.in_features, call.out_features, std::int64_t{call.weights_in_out}})
     args.push_back(Expr(size));
   add_epilogue_args(call.epilogue, args);
   return lower::ExternCall{.name = fmt::format("{}dense", kEntryPrefix), .args = std::move(args)};

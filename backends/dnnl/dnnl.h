@@ -2,7 +2,8 @@
 // libdnnl-dev) behind the UMA interface, the C of kernels/dnnl_ops.c calling them.
 //
 //   backend.cc      the Backend: target "dnnl --winograd=auto|on|off", patterns, codegen
-//   patterns.cc     dnnl.conv and dnnl.dense: anchor → bias → residual add → activation;
+//   patterns.cc     dnnl.conv, dnnl.dense (nn.dense, or nn.matmul by a constant): anchor →
+//                   bias → residual add → activation;
 //                   dnnl.pool, dnnl.softmax: the op alone
 //   epilogue.cc     what follows the anchor in a composite, as oneDNN's bias and post-ops
 //   primitive.cc    the primitive oneDNN would make for a composite, and its implementation
@@ -61,9 +62,11 @@ struct ConvCall {
   Epilogue epilogue;
 };
 
-// nn.dense as an inner product: [batch, in_features] × [out_features, in_features]ᵀ.
+// nn.dense as an inner product: [batch, in_features] × [out_features, in_features]ᵀ; or
+// nn.matmul by a constant matrix, whose weights are [in_features, out_features].
 struct DenseCall {
   std::int64_t batch = 0, in_features = 0, out_features = 0;
+  bool weights_in_out = false;
   Epilogue epilogue;
 };
 

@@ -1,5 +1,5 @@
 // What follows a composite's anchor, as oneDNN fuses it: the bias, a residual sum (the sum
-// post-op) and one activation (the eltwise post-op).
+// post-op) and one activation (the eltwise post-op; swish, x * sigmoid(x), is one too).
 #include <fmt/format.h>
 #include <oneapi/dnnl/dnnl.h>
 
@@ -46,6 +46,15 @@ Status set_activation(const Node& node, Epilogue& out) {
   return make_error("{} is no activation oneDNN fuses", node.op_name());
 }
 
+// Whether the sigmoid `node` is the one of a swish among `nodes`: a multiply of them reads it.
+bool is_swish_sigmoid(const Node& node, const std::vector<const Node*>& nodes) {
+  for (const Node* user : nodes)
+    if (user->is_op("multiply") &&
+        (user->operand(0) == node.result() || user->operand(1) == node.result()))
+      return true;
+  return false;
+}
+
 }  // namespace
 
 Expected<Epilogue> epilogue(const Node& anchor, const std::vector<const Node*>& nodes,
@@ -58,6 +67,18 @@ Expected<Epilogue> epilogue(const Node& anchor, const std::vector<const Node*>& 
     if (node == &anchor || node->is_op("constant")) continue;
     if (out.eltwise != 0)
       return make_error("{} follows the activation; oneDNN fuses one, last", node->op_name());
+    // Swish, x * sigmoid(x): the sigmoid is part of it.
+    if (node->is_op("sigmoid") && is_swish_sigmoid(*node, nodes)) continue;
+    if (node->is_op("multiply")) {
+      const Value* other = node->operand(0) == chain ? node->operand(1) : node->operand(0);
+      if (other->producer() == nullptr || !other->producer()->is_op("sigmoid") ||
+          other->producer()->operand(0) != chain)
+        return make_error("the multiply is no swish (x * sigmoid(x))");
+      out.eltwise = dnnl_eltwise_swish;
+      out.alpha = 1.0f;
+      chain = node->result();
+      continue;
+    }
     if (!node->is_op("add")) {
       UMA_TRY(set_activation(*node, out));
       chain = node->result();

@@ -1,8 +1,8 @@
 // dnnl's patterns and their predicates: an anchor (a convolution of 1 to 3 spatial
-// dimensions, or nn.dense) with constant weights, then up to two adds (a constant bias, a
-// residual), then one activation oneDNN fuses as a post-op. A predicate refuses what the
-// kernel cannot compute and what oneDNN would run with its slow reference implementation,
-// with the reason in the partition report.
+// dimensions, nn.dense, or nn.matmul) with constant weights, then up to two adds (a constant bias,
+// a residual), then one activation oneDNN fuses as a post-op. A predicate refuses what the kernel
+// cannot compute and what oneDNN would run with its slow reference implementation, with the reason
+// in the partition report.
 #include <fmt/format.h>
 
 #include "backends/dnnl/dnnl.h"
@@ -17,10 +17,13 @@ PatternPtr add_step(const PatternPtr& x) {
              alt(is_op("add", {x, wildcard()}), is_op("add", {wildcard(), x})));
 }
 
+// An activation oneDNN fuses, or swish: x * sigmoid(x) (EfficientNet's, as exported).
 PatternPtr activation(const PatternPtr& x) {
-  return is_op(
-      {"nn.relu", "nn.leaky_relu", "clip", "sigmoid", "tanh", "nn.elu", "nn.hard_swish", "nn.gelu"},
-      {x});
+  PatternPtr sigmoid = is_op("sigmoid", {x});
+  return alt(is_op({"nn.relu", "nn.leaky_relu", "clip", "sigmoid", "tanh", "nn.elu",
+                    "nn.hard_swish", "nn.gelu"},
+                   {x}),
+             alt(is_op("multiply", {x, sigmoid}), is_op("multiply", {sigmoid, x})));
 }
 
 // anchor → optional add → optional add → optional activation, longest first.
@@ -50,8 +53,9 @@ PatternPtr conv_pattern() {
 }
 
 PatternPtr dense_pattern() {
-  return with_epilogue(alt(is_op("nn.dense", {wildcard(), is_constant(), is_constant()}),
-                           is_op("nn.dense", {wildcard(), is_constant()})));
+  return with_epilogue(alt(alt(is_op("nn.dense", {wildcard(), is_constant(), is_constant()}),
+                               is_op("nn.dense", {wildcard(), is_constant()})),
+                           is_op("nn.matmul", {wildcard(), is_constant()})));
 }
 
 PatternPtr pool_pattern() {

@@ -322,12 +322,13 @@ int32_t dnnl_kernel_conv(DNNL_KERNEL_CONV_PARAMS) {
   return dnnl_kernel_execute(*(dnnl_kernel_op**)slot, src, residual, dst);
 }
 
-// ---- inner product: nn.dense, [batch, in] x [out, in]^T ----
+// ---- inner product: [batch, in] x [out, in]^T (nn.dense), or x [in, out] (nn.matmul's
+// weights: weights_in_out) ----
 
 #define DNNL_KERNEL_DENSE_PARAMS                                                                \
   void *slot, const float *src, const float *weights, const float *bias, const float *residual, \
-      float *dst, int64_t batch, int64_t in_features, int64_t out_features, int64_t has_sum,    \
-      int64_t eltwise, float alpha, float beta
+      float *dst, int64_t batch, int64_t in_features, int64_t out_features,                     \
+      int64_t weights_in_out, int64_t has_sum, int64_t eltwise, float alpha, float beta
 
 int32_t dnnl_kernel_dense_init(DNNL_KERNEL_DENSE_PARAMS);
 int32_t dnnl_kernel_dense_init(DNNL_KERNEL_DENSE_PARAMS) {
@@ -347,7 +348,8 @@ int32_t dnnl_kernel_dense_init(DNNL_KERNEL_DENSE_PARAMS) {
   if (status == dnnl_success)
     status = dnnl_memory_desc_init_by_tag(&user_dst, 2, dst_dims, dnnl_f32, dnnl_ab);
   if (status == dnnl_success)
-    status = dnnl_memory_desc_init_by_tag(&user_weights, 2, weights_dims, dnnl_f32, dnnl_ab);
+    status = dnnl_memory_desc_init_by_tag(&user_weights, 2, weights_dims, dnnl_f32,
+                                          weights_in_out ? dnnl_ba : dnnl_ab);
   if (status == dnnl_success)
     status =
         dnnl_memory_desc_init_by_tag(&any_weights, 2, weights_dims, dnnl_f32, dnnl_format_tag_any);
@@ -373,8 +375,8 @@ int32_t dnnl_kernel_dense_init(DNNL_KERNEL_DENSE_PARAMS) {
 
 int32_t dnnl_kernel_dense(DNNL_KERNEL_DENSE_PARAMS);
 int32_t dnnl_kernel_dense(DNNL_KERNEL_DENSE_PARAMS) {
-  (void)weights, (void)bias, (void)batch, (void)in_features, (void)out_features, (void)has_sum,
-      (void)eltwise, (void)alpha, (void)beta;
+  (void)weights, (void)bias, (void)batch, (void)in_features, (void)out_features,
+      (void)weights_in_out, (void)has_sum, (void)eltwise, (void)alpha, (void)beta;
   return dnnl_kernel_execute(*(dnnl_kernel_op**)slot, src, residual, dst);
 }
 

@@ -147,16 +147,19 @@ TEST_F(DnnlTest, MobileNetBlockRunsWhollyOnDnnl) {
   EXPECT_EQ(count(code(built), "dnnl_kernel_conv(&"), 4u);
 }
 
-// Every activation oneDNN fuses, after a convolution with an added bias and a residual.
+// Every activation oneDNN fuses, swish (x * sigmoid(x)) too, after a convolution with an
+// added bias and a residual.
 TEST_F(DnnlTest, ActivationsArePostOps) {
-  for (std::string op :
-       {"nn.relu", "sigmoid", "tanh", "nn.elu", "nn.hard_swish", "nn.gelu", "nn.leaky_relu"}) {
+  for (std::string op : {"nn.relu", "sigmoid", "tanh", "nn.elu", "nn.hard_swish", "nn.gelu",
+                         "nn.leaky_relu", "swish"}) {
     SCOPED_TRACE(op);
     auto m = model([&](Function& main, ModelBuilder& mb) {
       Value* x = main.add_param(TensorType{DType::f32, {1, 8, 6, 6}}, "x");
       Value* y = mb.conv(x, {.out_channels = 8, .padding = {1, 1, 1, 1}, .bias_add = true});
       y = mb.builder().value("add", {y, x});
-      main.set_outputs({mb.builder().value(op, {y})});
+      main.set_outputs(
+          {op == "swish" ? mb.builder().value("multiply", {mb.builder().value("sigmoid", {y}), y})
+                         : mb.builder().value(op, {y})});
     });
     build::HostBuild built = check(*m, {"dnnl"});
     EXPECT_EQ(functions_on(built, "c"), 0u) << op;
@@ -178,6 +181,22 @@ TEST_F(DnnlTest, DenseWithBiasAndActivation) {
   build::HostBuild built = check(*m, {"dnnl"});
   EXPECT_EQ(functions_on(built, "c"), 0u);
   EXPECT_EQ(count(code(built), "dnnl_kernel_dense(&"), 2u);
+}
+
+// A batch of matrices times a constant matrix (a transformer's projections), with a bias
+// and a residual: an inner product whose weights are read as [in, out].
+TEST_F(DnnlTest, MatmulByAConstantIsAnInnerProduct) {
+  auto m = model([&](Function& main, ModelBuilder& mb) {
+    Builder& b = mb.builder();
+    Value* x = main.add_param(TensorType{DType::f32, {2, 5, 40}}, "x");
+    Value* r = main.add_param(TensorType{DType::f32, {2, 5, 24}}, "r");
+    Value* y = b.value("nn.matmul", {x, b.constant(test::random_tensor({40, 24}, 11))});
+    y = b.value("add", {b.constant(test::random_tensor({24}, 12)), y});
+    main.set_outputs({b.value("nn.relu", {b.value("add", {y, r})})});
+  });
+  build::HostBuild built = check(*m, {"dnnl"});
+  EXPECT_EQ(functions_on(built, "c"), 0u);
+  EXPECT_EQ(count(code(built), "dnnl_kernel_dense(&"), 1u);
 }
 
 // Max and average poolings (ceil mode, padding counted or not, global) and softmaxes over
