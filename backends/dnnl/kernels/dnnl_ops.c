@@ -223,6 +223,28 @@ static dnnl_status_t dnnl_kernel_new_op(void* slot, dnnl_kernel_op** made,
   return status;
 }
 
+// The primitive descriptor of `desc` with `attr` (destroyed here), when `status`, that of
+// the steps before, is a success; then the rest of the init. On failure the slot's op is
+// released.
+static int32_t dnnl_kernel_create(void* slot, dnnl_kernel_op* op, dnnl_primitive_attr_t attr,
+                                  dnnl_status_t status, const_dnnl_op_desc_t desc,
+                                  const dnnl_memory_desc_t* user_src_md,
+                                  const dnnl_memory_desc_t* user_weights_md,
+                                  const dnnl_memory_desc_t* bias_md,
+                                  const dnnl_memory_desc_t* user_dst_md, const float* weights,
+                                  const float* bias) {
+  dnnl_primitive_desc_t pd = NULL;
+  if (status == dnnl_success)
+    status = dnnl_primitive_desc_create(&pd, desc, attr, op->engine, NULL);
+  if (attr != NULL) dnnl_primitive_attr_destroy(attr);
+  if (status != dnnl_success) {
+    if (op != NULL) dnnl_kernel_release(slot);
+    return DNNL_KERNEL_STATUS_BASE + (int32_t)status;
+  }
+  return dnnl_kernel_finish_init(op, pd, user_src_md, user_weights_md, bias_md, user_dst_md,
+                                 weights, bias, slot);
+}
+
 static dnnl_format_tag_t dnnl_kernel_plain_tag(int ndims) {
   static const dnnl_format_tag_t tags[] = {
       dnnl_format_tag_undef, dnnl_a, dnnl_ab, dnnl_abc, dnnl_abcd, dnnl_abcde, dnnl_abcdef};
@@ -293,22 +315,13 @@ int32_t dnnl_kernel_conv_init(DNNL_KERNEL_CONV_PARAMS) {
   if (status == dnnl_success)
     status = dnnl_memory_desc_init_by_tag(&any_weights, weights_ndims, weights_dims, dnnl_f32,
                                           dnnl_format_tag_any);
-  dnnl_primitive_desc_t pd = NULL;
-  if (status == dnnl_success) {
-    dnnl_convolution_desc_t desc;
+  dnnl_convolution_desc_t desc;
+  if (status == dnnl_success)
     status = dnnl_dilated_convolution_forward_desc_init(
         &desc, dnnl_forward_inference, (dnnl_alg_kind_t)algorithm, &any_src, &any_weights,
         bias != NULL ? &bias_md : NULL, &any_dst, strides, dilations, pad_begin, pad_end);
-    if (status == dnnl_success)
-      status = dnnl_primitive_desc_create(&pd, &desc, attr, op->engine, NULL);
-  }
-  if (attr != NULL) dnnl_primitive_attr_destroy(attr);
-  if (status != dnnl_success) {
-    if (op != NULL) dnnl_kernel_release(slot);
-    return DNNL_KERNEL_STATUS_BASE + (int32_t)status;
-  }
-  return dnnl_kernel_finish_init(op, pd, &user_src, &user_weights, &bias_md, &user_dst, weights,
-                                 bias, slot);
+  return dnnl_kernel_create(slot, op, attr, status, &desc, &user_src, &user_weights, &bias_md,
+                            &user_dst, weights, bias);
 }
 
 int32_t dnnl_kernel_conv(DNNL_KERNEL_CONV_PARAMS);
@@ -355,22 +368,13 @@ int32_t dnnl_kernel_dense_init(DNNL_KERNEL_DENSE_PARAMS) {
         dnnl_memory_desc_init_by_tag(&any_weights, 2, weights_dims, dnnl_f32, dnnl_format_tag_any);
   if (status == dnnl_success)
     status = dnnl_memory_desc_init_by_tag(&bias_md, 1, bias_dims, dnnl_f32, dnnl_a);
-  dnnl_primitive_desc_t pd = NULL;
-  if (status == dnnl_success) {
-    dnnl_inner_product_desc_t desc;
+  dnnl_inner_product_desc_t desc;
+  if (status == dnnl_success)
     status =
         dnnl_inner_product_forward_desc_init(&desc, dnnl_forward_inference, &user_src, &any_weights,
                                              bias != NULL ? &bias_md : NULL, &user_dst);
-    if (status == dnnl_success)
-      status = dnnl_primitive_desc_create(&pd, &desc, attr, op->engine, NULL);
-  }
-  if (attr != NULL) dnnl_primitive_attr_destroy(attr);
-  if (status != dnnl_success) {
-    if (op != NULL) dnnl_kernel_release(slot);
-    return DNNL_KERNEL_STATUS_BASE + (int32_t)status;
-  }
-  return dnnl_kernel_finish_init(op, pd, &user_src, &user_weights, &bias_md, &user_dst, weights,
-                                 bias, slot);
+  return dnnl_kernel_create(slot, op, attr, status, &desc, &user_src, &user_weights, &bias_md,
+                            &user_dst, weights, bias);
 }
 
 int32_t dnnl_kernel_dense(DNNL_KERNEL_DENSE_PARAMS);
@@ -415,21 +419,13 @@ int32_t dnnl_kernel_pool_init(DNNL_KERNEL_POOL_PARAMS) {
   if (status == dnnl_success)
     status = dnnl_memory_desc_init_by_tag(&user_dst, ndims, dst_dims, dnnl_f32,
                                           dnnl_kernel_plain_tag(ndims));
-  dnnl_primitive_desc_t pd = NULL;
-  if (status == dnnl_success) {
-    dnnl_pooling_v2_desc_t desc;
+  dnnl_pooling_v2_desc_t desc;
+  if (status == dnnl_success)
     status = dnnl_pooling_v2_forward_desc_init(&desc, dnnl_forward_inference,
                                                (dnnl_alg_kind_t)algorithm, &user_src, &user_dst,
                                                strides, kernel, dilations, pad_begin, pad_end);
-    if (status == dnnl_success)
-      status = dnnl_primitive_desc_create(&pd, &desc, attr, op->engine, NULL);
-  }
-  if (attr != NULL) dnnl_primitive_attr_destroy(attr);
-  if (status != dnnl_success) {
-    if (op != NULL) dnnl_kernel_release(slot);
-    return DNNL_KERNEL_STATUS_BASE + (int32_t)status;
-  }
-  return dnnl_kernel_finish_init(op, pd, &user_src, NULL, NULL, &user_dst, NULL, NULL, slot);
+  return dnnl_kernel_create(slot, op, attr, status, &desc, &user_src, NULL, NULL, &user_dst, NULL,
+                            NULL);
 }
 
 int32_t dnnl_kernel_pool(DNNL_KERNEL_POOL_PARAMS);
@@ -457,20 +453,11 @@ int32_t dnnl_kernel_softmax_init(DNNL_KERNEL_SOFTMAX_PARAMS) {
   dnnl_memory_desc_t md;
   if (status == dnnl_success)
     status = dnnl_memory_desc_init_by_tag(&md, 3, dims, dnnl_f32, dnnl_abc);
-  dnnl_primitive_desc_t pd = NULL;
-  if (status == dnnl_success) {
-    dnnl_softmax_v2_desc_t desc;
+  dnnl_softmax_v2_desc_t desc;
+  if (status == dnnl_success)
     status = dnnl_softmax_v2_forward_desc_init(
         &desc, dnnl_forward_inference, log ? dnnl_softmax_log : dnnl_softmax_accurate, &md, &md, 1);
-    if (status == dnnl_success)
-      status = dnnl_primitive_desc_create(&pd, &desc, attr, op->engine, NULL);
-  }
-  if (attr != NULL) dnnl_primitive_attr_destroy(attr);
-  if (status != dnnl_success) {
-    if (op != NULL) dnnl_kernel_release(slot);
-    return DNNL_KERNEL_STATUS_BASE + (int32_t)status;
-  }
-  return dnnl_kernel_finish_init(op, pd, &md, NULL, NULL, &md, NULL, NULL, slot);
+  return dnnl_kernel_create(slot, op, attr, status, &desc, &md, NULL, NULL, &md, NULL, NULL);
 }
 
 int32_t dnnl_kernel_softmax(DNNL_KERNEL_SOFTMAX_PARAMS);
