@@ -6,6 +6,9 @@ namespace uma::backends {
 Status register_builtin_backends(Context& context) {
   UMA_TRY(register_vanilla(context));
   UMA_TRY(register_ultra_trail(context));
+#ifdef UMA_HAVE_DNNL
+  UMA_TRY(register_dnnl(context));
+#endif
   return Status::success();
 }
 

@@ -11,6 +11,12 @@ Status register_vanilla(Context& context);
 // ultra_trail: a 1-D CNN accelerator with its own memories (backends/ultra_trail/).
 Status register_ultra_trail(Context& context);
 
+#ifdef UMA_HAVE_DNNL
+// dnnl: convolutions and dense layers as oneDNN primitives (backends/dnnl/), in builds that
+// found oneDNN.
+Status register_dnnl(Context& context);
+#endif
+
 // Every in-tree backend.
 Status register_builtin_backends(Context& context);
 

@@ -5,9 +5,14 @@ For each model, rounds alternate a batch of `uma bench` runs and a batch of ONNX
 runs (bench/ort/run_ort.js), which goes first alternating too, so that both see the same
 machine load; then prints the median and minimum latency of each over all their runs, the
 ratios uma/ORT, uma's GFLOP/s and its fraction of the machine's FP32 peak (bench_peak), and
-the load average at the start and the end. Not a test: run by hand (bench/README.md).
+the load average at the start and the end. With --target (a backend's, repeated in priority
+order), each round also runs a batch of the build for those targets and the host, and a
+second table compares it with the host's build and ONNX Runtime, its load time (primitives
+made, weights reordered: the functions' inits) apart. Not a test: run by hand
+(bench/README.md).
 
 usage: bench/compare_ort.py [--threads 2] [--rounds 5] [--runs 10] [--models resnet18,...]
+                            [--target dnnl]
 """
 import argparse
 import json
@@ -35,10 +40,12 @@ def run_json(command, what):
     return json.loads(result.stdout.strip().splitlines()[-1])
 
 
-def uma_batch(args, model, threads):
+def uma_batch(args, model, threads, targets=()):
     with tempfile.NamedTemporaryFile(suffix=".json") as report:
         command = [args.uma, "bench", model, "--threads", str(threads), "--runs", str(args.runs),
                    "--warmup", str(args.warmup), "--json", report.name]
+        for target in targets:
+            command += ["--target", target]
         if args.profile:
             command.append("--profile")
         result = subprocess.run(command, capture_output=True, text=True)
@@ -89,6 +96,9 @@ def main():
     parser.add_argument("--uma", default=os.path.join(ROOT, "build/uma"))
     parser.add_argument("--peak", default=os.path.join(ROOT, "build/bench/bench_peak"))
     parser.add_argument("--ort", default=os.path.join(ROOT, "bench/ort/run_ort.js"))
+    parser.add_argument("--target", action="append", default=[],
+                        help="also time the build for this backend's target and the host "
+                             "(repeat for several, in priority order): --target dnnl")
     parser.add_argument("--profile", action="store_true",
                         help="also print uma's time per op family (uma bench --profile)")
     args = parser.parse_args()
@@ -102,17 +112,25 @@ def main():
     print("peak (independent FMAs): " + ", ".join(
         f"{g:.1f} GFLOP/s on {t} thread(s)" for t, g in zip(peak["threads"], peak["gflops"])))
 
-    rows, profiles = [], []
+    rows, target_rows, profiles = [], [], []
+    version = "?"
     for name in args.models.split(","):
         model = os.path.join(args.models_dir, f"{name}_op17", "model.onnx")
-        uma_runs, ort_runs, uma_batches, macs, version = [], [], [], 0, "?"
+        uma_runs, ort_runs, uma_batches, macs = [], [], [], 0
+        target_runs, target_loads, host_loads = [], [], []
+        kinds = [0, 1, 2] if args.target else [0, 1]
         try:
             for round_index in range(args.rounds):
-                order = [0, 1] if round_index % 2 == 0 else [1, 0]
+                order = kinds if round_index % 2 == 0 else kinds[::-1]
                 for which in order:
-                    if which == 0:
+                    if which == 2:
+                        batch = uma_batch(args, model, args.threads, args.target)
+                        target_runs += batch["runs_ms"]
+                        target_loads.append(batch["load_ms"])
+                    elif which == 0:
                         batch = uma_batch(args, model, args.threads)
                         uma_runs += batch["runs_ms"]
+                        host_loads.append(batch["load_ms"])
                         uma_batches.append(batch)
                         macs = batch["macs"]
                     else:
@@ -128,6 +146,12 @@ def main():
         gflops = 2 * macs / (uma_median * 1e6)
         rows.append((name, uma_median, uma_min, ort_median, ort_min, uma_median / ort_median,
                      uma_min / ort_min, gflops, 100 * gflops / peak_gflops))
+        if target_runs:
+            target_median = statistics.median(target_runs)
+            target_rows.append((name, target_median, min(target_runs), uma_median, ort_median,
+                                target_median / uma_median, target_median / ort_median,
+                                min(target_runs) / ort_min, statistics.median(target_loads),
+                                statistics.median(host_loads)))
         if args.profile:
             profiles.append((name, merge_profiles(uma_batches)))
 
@@ -138,6 +162,15 @@ def main():
     for name, um, un, om, on, rm, rn, gf, frac in rows:
         print(f"{name:<18} {um:>9.2f} {un:>9.2f} {om:>9.2f} {on:>9.2f} {rm:>8.1f}x {rn:>8.1f}x "
               f"{gf:>8.2f} {frac:>7.1f}%")
+    if target_rows:
+        built = " + ".join(args.target) + " + host"
+        print(f"\n{built} against the host alone and ONNX Runtime ({args.threads} thread(s)); "
+              "run times in ms, medians but for 'min'; load = library + inits, median per batch")
+        print(f"{'model':<18} {'med':>9} {'min':>9} {'host med':>9} {'ORT med':>9} "
+              f"{'/host':>7} {'/ORT':>7} {'/ORT min':>8} {'load':>9} {'host load':>9}")
+        for name, tm, tn, hm, om, rh, ro, rn, tl, hl in target_rows:
+            print(f"{name:<18} {tm:>9.2f} {tn:>9.2f} {hm:>9.2f} {om:>9.2f} {rh:>6.2f}x "
+                  f"{ro:>6.2f}x {rn:>7.2f}x {tl:>9.1f} {hl:>9.1f}")
     for name, families in profiles:
         print_profile(name, families)
     print(f"\nload average at end: {load_average()}")

@@ -9,6 +9,8 @@ packages=(
   # libraries
   libfmt-dev libcli11-dev nlohmann-json3-dev libonnx-dev libprotobuf-dev protobuf-compiler
   libssl-dev
+  # the dnnl backend (optional: the build goes on without it)
+  libdnnl-dev
   # tests and benchmarks: GoogleTest, Google Benchmark, lit + FileCheck, Python for lit
   libgtest-dev libgmock-dev libbenchmark-dev llvm-15-tools python3
   # ONNX conformance tests and real models, generated at test time with Debian's Python

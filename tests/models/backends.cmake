@@ -2,8 +2,8 @@
 # the convolutions the backend claims run on its kernels, the rest on the host, and the
 # outputs must match the reference interpreter's (compare_scaled, by `uma run --check`) and
 # torch's (check_models.py) by one rule, as the interpreter's must. MODELS lists the
-# exported models to build (comma-separated), TARGET the backend; the export is shared with
-# the models test.
+# exported models to build (comma-separated), TARGET the backend (several joined by '+',
+# earlier first: "vanilla+dnnl"); the export is shared with the models test.
 include(${SCRIPTS}/export.cmake)
 set(subset ${OUT}/../backend-models-${TARGET})
 file(REMOVE_RECURSE ${subset})
@@ -12,7 +12,12 @@ string(REPLACE "," ";" models "${MODELS}")
 foreach(model ${models})
   file(CREATE_LINK ${OUT}/${model} ${subset}/${model} SYMBOLIC)
 endforeach()
-execute_process(COMMAND ${PYTHON} ${SCRIPTS}/check_models.py ${UMA} ${subset} --target ${TARGET}
+string(REPLACE "+" ";" targets "${TARGET}")
+set(target_flags)
+foreach(target ${targets})
+  list(APPEND target_flags --target ${target})
+endforeach()
+execute_process(COMMAND ${PYTHON} ${SCRIPTS}/check_models.py ${UMA} ${subset} ${target_flags}
                         --check --cache-dir ${CACHE}
                 RESULT_VARIABLE checked)
 if(NOT checked EQUAL 0)

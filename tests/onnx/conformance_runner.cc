@@ -5,7 +5,9 @@
 //
 // With --compiled, every data set the interpreter passes is also built for the host
 // (uma/uma/build.h: generated C, compiled and loaded) and run by the executor, and must
-// pass against the same expected outputs.
+// pass against the same expected outputs; with --target (repeated: earlier first), built
+// for those in-tree backends and the host, and with --constant-weights, with the inputs
+// after the first bound as constants (weights, which backends' patterns want constant).
 //
 // A failure listed in known_failures.txt (one line per test: name, then the reason) is
 // expected; a listed test that passes is "unexpectedly passing" and fails the run too, so
@@ -14,9 +16,13 @@
 // outcome is the expected one.
 //
 // Usage: onnx_conformance <node-tests-dir> <known_failures.txt> [--write-known-failures FILE]
-//        [--filter SUBSTRING] [--verbose] [--compiled --cache-dir DIR
-//        --known-compiled-failures FILE [--write-known-compiled-failures FILE]]
+//        [--filter SUBSTRING]... [--verbose] [--compiled --cache-dir DIR
+//        --known-compiled-failures FILE [--write-known-compiled-failures FILE] [--target T]...
+//        [--constant-weights]]
+// A test runs when its name holds one of the --filter substrings (any test without one).
 #include <unistd.h>
+
+#include <algorithm>
 #include <csignal>
 #include <cstring>
 #include <filesystem>
@@ -25,6 +31,7 @@
 #include <map>
 #include <set>
 
+#include "backends/register.h"
 #include "uma/frontend/onnx/importer.h"
 #include "uma/frontend/onnx/tensor_proto.h"
 #include "uma/graph/verifier.h"
@@ -152,13 +159,17 @@ std::string compare_outputs(const std::vector<uma::TensorPtr>& outputs, const fs
 // How compiled runs are built; null when the run is the interpreter's only.
 struct CompiledMode {
   uma::build::BuildOptions options;
+  std::vector<std::string> targets;  // the backends', earlier first; none: the host alone
+  // Inputs after the first are bound as constants from the start, as an exporter writes
+  // weights: what backends whose patterns want constant weights take.
+  bool constant_weights = false;
 };
 
 // Builds the module for the host and runs it; an empty string when its outputs pass.
 std::string run_compiled(uma::Module& module, const std::vector<uma::TensorPtr>& arguments,
                          const fs::path& data_set, const Signature& signature,
                          const CompiledMode& mode) {
-  auto built = uma::build::build(module, {}, mode.options);
+  auto built = uma::build::build(module, mode.targets, mode.options);
   if (!built) return built.error().message();
   uma::runtime::Executor executor(built->program);
   auto outputs = executor.run(arguments);
@@ -173,6 +184,9 @@ std::string run_data_set(const fs::path& dir, const fs::path& data_set, const Si
                          const std::vector<uma::TensorPtr>& inputs, std::size_t first_frozen,
                          bool& retry, const CompiledMode* compiled, std::string& compiled_failure) {
   uma::Context context;
+  if (compiled != nullptr && !compiled->targets.empty())
+    if (uma::Status registered = uma::backends::register_builtin_backends(context); !registered)
+      return registered.error().message();
   uma::OnnxImportOptions options;
   std::vector<uma::TensorPtr> arguments;
   for (std::size_t i = 0; i < inputs.size(); ++i) {
@@ -224,7 +238,9 @@ std::string run_test(const fs::path& dir, bool& frozen, const CompiledMode* comp
       inputs.push_back(std::move(*tensor));
     }
     std::string failure, compiled_data_set_failure;
-    for (std::size_t first_frozen : {inputs.size(), std::size_t{1}, std::size_t{0}}) {
+    std::size_t unfrozen =
+        compiled != nullptr && compiled->constant_weights ? std::size_t{1} : inputs.size();
+    for (std::size_t first_frozen : {unfrozen, std::size_t{1}, std::size_t{0}}) {
       bool retry = false;
       failure = run_data_set(dir, data_set, signature, inputs, first_frozen, retry, compiled,
                              compiled_data_set_failure);
@@ -332,21 +348,26 @@ class Outcomes {
 int main(int argc, char** argv) {
   if (argc < 3) {
     std::cerr << "usage: onnx_conformance <node-tests-dir> <known_failures.txt> "
-                 "[--write-known-failures FILE] [--filter SUBSTRING] [--verbose] [--compiled "
+                 "[--write-known-failures FILE] [--filter SUBSTRING]... [--verbose] [--compiled "
                  "--cache-dir DIR --known-compiled-failures FILE "
-                 "[--write-known-compiled-failures FILE]]\n";
+                 "[--write-known-compiled-failures FILE] [--target T]... [--constant-weights]]\n";
     return 2;
   }
   fs::path root = argv[1];
   std::string known_path = argv[2];
-  std::string write_path, filter, known_compiled_path, write_compiled_path, cache_dir;
-  bool verbose = false, compiled = false;
+  std::string write_path, known_compiled_path, write_compiled_path, cache_dir;
+  std::vector<std::string> filters, targets;
+  bool verbose = false, compiled = false, constant_weights = false;
   for (int i = 3; i < argc; ++i) {
     std::string arg = argv[i];
     if (arg == "--write-known-failures" && i + 1 < argc)
       write_path = argv[++i];
     else if (arg == "--filter" && i + 1 < argc)
-      filter = argv[++i];
+      filters.push_back(argv[++i]);
+    else if (arg == "--target" && i + 1 < argc)
+      targets.push_back(argv[++i]);
+    else if (arg == "--constant-weights")
+      constant_weights = true;
     else if (arg == "--verbose")
       verbose = true;
     else if (arg == "--compiled")
@@ -377,6 +398,8 @@ int main(int argc, char** argv) {
       compiled ? read_known_failures(known_compiled_path) : std::map<std::string, std::string>{});
   CompiledMode mode;
   mode.options.compiler.cache_dir = cache_dir;
+  mode.targets = targets;
+  mode.constant_weights = constant_weights;
 
   std::vector<fs::path> tests;
   std::error_code ec;
@@ -392,7 +415,11 @@ int main(int argc, char** argv) {
   int total = 0, runnable = 0, with_constant_inputs = 0;
   for (const fs::path& dir : tests) {
     std::string name = dir.filename().string();
-    if (!filter.empty() && name.find(filter) == std::string::npos) continue;
+    if (!filters.empty() &&
+        std::none_of(filters.begin(), filters.end(), [&](const std::string& filter) {
+          return name.find(filter) != std::string::npos;
+        }))
+      continue;
     ++total;
     if (!all_ops_supported(dir / "model.onnx", supported)) continue;
     ++runnable;
@@ -407,7 +434,7 @@ int main(int argc, char** argv) {
     if (compiled && failure.empty())
       compiled_outcomes.record(name, one_line(compiled_failure, dir), verbose);
   }
-  if (filter.empty()) {
+  if (filters.empty()) {
     interpreted.check_stale();
     if (compiled) compiled_outcomes.check_stale();
   }

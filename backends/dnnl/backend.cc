@@ -1,0 +1,54 @@
+// The dnnl backend: convolutions and dense layers with their fused bias, residual sum and
+// activation, poolings and softmaxes run as oneDNN primitives (Debian's libdnnl-dev),
+// created when the model loads.
+// Everything it declares is here, in the order of uma/uma/backend.h.
+#include <memory>
+
+#include "backends/dnnl/dnnl.h"
+#include "backends/register.h"
+#include "uma/uma/backend.h"
+
+namespace uma::backends {
+
+// The kernel's source, embedded by backends/CMakeLists.txt.
+extern const char uma_embedded_dnnl_dnnl_ops_c[];
+
+namespace dnnl {
+namespace {
+
+class DnnlBackend final : public Backend {
+ public:
+  DnnlBackend() : Backend(std::string(kTargetName)) {
+    // 1. Target.
+    add_string_attr("winograd", "auto",
+                    "3x3 stride-1 convolutions by Winograd: auto (oneDNN chooses), on, off");
+    set_target_check(check_target);
+    // 2. Patterns, longest first within each; each composite is one call of the kernel.
+    add_pattern("conv", conv_pattern(), check_conv);
+    add_composite_lowering("conv", lower_conv);
+    add_pattern("dense", dense_pattern(), check_dense);
+    add_composite_lowering("dense", lower_dense);
+    add_pattern("pool", pool_pattern(), check_pool);
+    add_composite_lowering("pool", lower_pool);
+    add_pattern("softmax", softmax_pattern(), check_softmax);
+    add_composite_lowering("softmax", lower_softmax);
+    // 4. Lowering: the primitives read every operand from memory.
+    set_max_immediate_elements(0);
+    // 5. The primitives are made when the model loads, kept in the function's state.
+    add_tir_pass(TirPhase::k0, "dnnl-load-state", add_load_state);
+    // 6. Codegen: the kernel, compiled with the generated code and linked with oneDNN; its
+    // calls return a status, and a failed init fails the load.
+    add_c_source("dnnl_ops", uma_embedded_dnnl_dnnl_ops_c);
+    add_library("-ldnnl");
+    set_extern_status(true);
+  }
+};
+
+}  // namespace
+}  // namespace dnnl
+
+Status register_dnnl(Context& context) {
+  return register_backend(context, std::make_unique<dnnl::DnnlBackend>());
+}
+
+}  // namespace uma::backends

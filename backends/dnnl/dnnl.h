@@ -1,0 +1,131 @@
+// The dnnl backend's pieces, one file each (backends/dnnl/): oneDNN's primitives (Debian's
+// libdnnl-dev) behind the UMA interface, the C of kernels/dnnl_ops.c calling them.
+//
+//   backend.cc      the Backend: target "dnnl --winograd=auto|on|off", patterns, codegen
+//   patterns.cc     dnnl.conv, dnnl.dense (nn.dense, or nn.matmul by a constant): anchor →
+//                   bias → residual add → activation;
+//                   dnnl.pool, dnnl.softmax: the op alone
+//   epilogue.cc     what follows the anchor in a composite, as oneDNN's bias and post-ops
+//   primitive.cc    the primitive oneDNN would make for a composite, and its implementation
+//   calls.cc        each composite's lowering: one call of the kernel's entry point
+//   load_state.cc   dnnl-load-state: the calls' primitives created in the function's init
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "uma/graph/ir.h"
+#include "uma/lower/composite_lowering.h"
+#include "uma/pattern/pattern.h"
+#include "uma/tir/ir.h"
+#include "uma/uma/target.h"
+
+namespace uma::backends::dnnl {
+
+inline constexpr std::string_view kTargetName = "dnnl";
+// The kernel's entry points (kernels/dnnl_ops.c): dnnl_kernel_<op> runs, dnnl_kernel_<op>_init
+// creates, kReleaseName destroys what the init created.
+inline constexpr std::string_view kEntryPrefix = "dnnl_kernel_";
+inline constexpr std::string_view kInitSuffix = "_init";
+inline constexpr std::string_view kReleaseName = "dnnl_kernel_release";
+// The bytes of state each call gets: the pointer to its op (a cache line, so that two
+// calls' slots never share one).
+inline constexpr std::int64_t kSlotBytes = 64;
+
+// What follows a composite's anchor (its convolution or dense): a bias of one value per
+// output channel (the anchor's own third operand or an added constant), a residual of the
+// result's shape added to it, and an activation as oneDNN's eltwise algorithm
+// (dnnl_alg_kind_t, 0 for none) with its alpha and beta.
+struct Epilogue {
+  const Value* bias = nullptr;
+  const Value* residual = nullptr;
+  std::int64_t eltwise = 0;
+  float alpha = 0;
+  float beta = 0;
+};
+
+// The epilogue of `anchor` among the composite's `nodes`, whose output channels are along
+// `channel_axis` of the anchor's result; an error says what oneDNN cannot fuse.
+Expected<Epilogue> epilogue(const Node& anchor, const std::vector<const Node*>& nodes,
+                            std::size_t channel_axis);
+
+// A convolution as the kernel takes it: sizes of up to three spatial dimensions (unused
+// ones 1, or 0 for padding), oneDNN's algorithm, and the epilogue.
+struct ConvCall {
+  std::int64_t rank = 0, batch = 0, in_channels = 0, out_channels = 0, groups = 1;
+  std::int64_t in[3] = {1, 1, 1}, kernel[3] = {1, 1, 1}, out[3] = {1, 1, 1};
+  std::int64_t strides[3] = {1, 1, 1}, dilation[3] = {1, 1, 1};
+  std::int64_t pad_begin[3] = {0, 0, 0}, pad_end[3] = {0, 0, 0};
+  std::int64_t algorithm = 0;  // dnnl_alg_kind_t
+  Epilogue epilogue;
+};
+
+// nn.dense as an inner product: [batch, in_features] × [out_features, in_features]ᵀ; or
+// nn.matmul by a constant matrix, whose weights are [in_features, out_features].
+struct DenseCall {
+  std::int64_t batch = 0, in_features = 0, out_features = 0;
+  bool weights_in_out = false;
+  Epilogue epilogue;
+};
+
+// A pooling as the kernel takes it (unused spatial dimensions 1, or 0 for padding).
+struct PoolCall {
+  std::int64_t rank = 0, batch = 0, channels = 0;
+  std::int64_t in[3] = {1, 1, 1}, kernel[3] = {1, 1, 1}, out[3] = {1, 1, 1};
+  std::int64_t strides[3] = {1, 1, 1}, dilation[3] = {1, 1, 1};
+  std::int64_t pad_begin[3] = {0, 0, 0}, pad_end[3] = {0, 0, 0};
+  std::int64_t algorithm = 0;  // dnnl_alg_kind_t
+};
+
+// A softmax (or log-softmax) over the middle axis of the input viewed as [outer, axis, inner].
+struct SoftmaxCall {
+  std::int64_t outer = 1, axis = 1, inner = 1;
+  bool log = false;
+};
+
+// The calls of the composites whose nodes are `nodes` (a match's, or a composite function's),
+// with the target's attributes; errors say what the kernel cannot run.
+Expected<ConvCall> conv_call(const std::vector<const Node*>& nodes, const Target& target);
+Expected<DenseCall> dense_call(const std::vector<const Node*>& nodes);
+Expected<PoolCall> pool_call(const std::vector<const Node*>& nodes);
+Expected<SoftmaxCall> softmax_call(const std::vector<const Node*>& nodes);
+
+// oneDNN's implementation for the call ("brg:avx512_core", "jit:avx512_core", ...), made
+// as the kernel's init makes it; an error when oneDNN has none. primitive.cc.
+Expected<std::string> conv_implementation(const ConvCall& call);
+Expected<std::string> dense_implementation(const DenseCall& call);
+Expected<std::string> pool_implementation(const PoolCall& call);
+Expected<std::string> softmax_implementation(const SoftmaxCall& call);
+
+// Patterns, longest first within each, and their predicates, which also reject what oneDNN
+// would run with its slow reference implementation (patterns.cc).
+PatternPtr conv_pattern();
+PatternPtr dense_pattern();
+PatternPtr pool_pattern();
+PatternPtr softmax_pattern();
+Status check_conv(const Match& match, const Target& target);
+Status check_dense(const Match& match, const Target& target);
+Status check_pool(const Match& match, const Target& target);
+Status check_softmax(const Match& match, const Target& target);
+
+// Each composite as one call of the kernel's entry point (calls.cc).
+Expected<lower::ExternCall> lower_conv(const lower::CompositeOperands& operands,
+                                       const Target& target);
+Expected<lower::ExternCall> lower_dense(const lower::CompositeOperands& operands,
+                                        const Target& target);
+Expected<lower::ExternCall> lower_pool(const lower::CompositeOperands& operands,
+                                       const Target& target);
+Expected<lower::ExternCall> lower_softmax(const lower::CompositeOperands& operands,
+                                          const Target& target);
+
+// dnnl-load-state (TIR_PHASE_0): gives a function with calls of the kernel a state of one
+// slot per call, passed first to each; its init calls each entry point's _init with the same
+// arguments, its fini releases every slot (load_state.cc).
+Expected<tir::PrimFunc> add_load_state(const tir::PrimFunc& func, const Target& target);
+
+// The target's attributes together: winograd is auto, on or off.
+Status check_target(const Target& target);
+
+}  // namespace uma::backends::dnnl

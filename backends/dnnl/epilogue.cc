@@ -1,0 +1,110 @@
+// What follows a composite's anchor, as oneDNN fuses it: the bias, a residual sum (the sum
+// post-op) and one activation (the eltwise post-op; swish, x * sigmoid(x), is one too).
+#include <fmt/format.h>
+#include <oneapi/dnnl/dnnl.h>
+
+#include "backends/dnnl/dnnl.h"
+
+namespace uma::backends::dnnl {
+namespace {
+
+// Whether `bias`, broadcast against `out` (aligned at the right), holds one value per entry
+// of axis `axis` in order: what oneDNN's bias is.
+bool is_per_channel(const Shape& bias, const Shape& out, std::size_t axis) {
+  if (bias.size() > out.size() || TensorType{DType::f32, bias}.num_elements() != out[axis])
+    return false;
+  std::size_t offset = out.size() - bias.size();
+  for (std::size_t i = 0; i < bias.size(); ++i)
+    if (bias[i] != 1 && offset + i != axis) return false;
+  return true;
+}
+
+bool is_constant(const Value* value) {
+  return value->producer() != nullptr && value->producer()->is_op("constant");
+}
+
+// The activation `node` as an eltwise post-op, or an error for one oneDNN has not.
+Status set_activation(const Node& node, Epilogue& out) {
+  const AttrMap& attrs = node.attrs();
+  auto set = [&](dnnl_alg_kind_t alg, double alpha = 0, double beta = 0) {
+    out.eltwise = alg;
+    out.alpha = static_cast<float>(alpha);
+    out.beta = static_cast<float>(beta);
+    return Status::success();
+  };
+  if (node.is_op("nn.relu")) return set(dnnl_eltwise_relu);
+  if (node.is_op("nn.leaky_relu")) return set(dnnl_eltwise_relu, attrs.get_float("alpha"));
+  if (node.is_op("clip"))
+    return set(dnnl_eltwise_clip, attrs.get_float("a_min"), attrs.get_float("a_max"));
+  if (node.is_op("sigmoid")) return set(dnnl_eltwise_logistic);
+  if (node.is_op("tanh")) return set(dnnl_eltwise_tanh);
+  if (node.is_op("nn.elu")) return set(dnnl_eltwise_elu, attrs.get_float("alpha"));
+  if (node.is_op("nn.hard_swish")) return set(dnnl_eltwise_hardswish);
+  if (node.is_op("nn.gelu"))
+    return set(attrs.get_string("approximate") == "tanh" ? dnnl_eltwise_gelu_tanh
+                                                         : dnnl_eltwise_gelu_erf);
+  return make_error("{} is no activation oneDNN fuses", node.op_name());
+}
+
+// Whether the sigmoid `node` is the one of a swish among `nodes`: a multiply of them reads it.
+bool is_swish_sigmoid(const Node& node, const std::vector<const Node*>& nodes) {
+  for (const Node* user : nodes)
+    if (user->is_op("multiply") &&
+        (user->operand(0) == node.result() || user->operand(1) == node.result()))
+      return true;
+  return false;
+}
+
+}  // namespace
+
+Expected<Epilogue> epilogue(const Node& anchor, const std::vector<const Node*>& nodes,
+                            std::size_t channel_axis) {
+  Epilogue out;
+  const TensorType& result = anchor.result()->tensor_type();
+  if (anchor.num_operands() == 3) out.bias = anchor.operand(2);
+  const Value* chain = anchor.result();
+  for (const Node* node : nodes) {
+    if (node == &anchor || node->is_op("constant")) continue;
+    if (out.eltwise != 0)
+      return make_error("{} follows the activation; oneDNN fuses one, last", node->op_name());
+    // Swish, x * sigmoid(x): the sigmoid is part of it.
+    if (node->is_op("sigmoid") && is_swish_sigmoid(*node, nodes)) continue;
+    if (node->is_op("multiply")) {
+      const Value* other = node->operand(0) == chain ? node->operand(1) : node->operand(0);
+      if (other->producer() == nullptr || !other->producer()->is_op("sigmoid") ||
+          other->producer()->operand(0) != chain)
+        return make_error("the multiply is no swish (x * sigmoid(x))");
+      out.eltwise = dnnl_eltwise_swish;
+      out.alpha = 1.0f;
+      chain = node->result();
+      continue;
+    }
+    if (!node->is_op("add")) {
+      UMA_TRY(set_activation(*node, out));
+      chain = node->result();
+      continue;
+    }
+    if (!(node->result()->tensor_type() == result))
+      return make_error("the add broadcasts the result from {} to {}", to_string(Type(result)),
+                        to_string(node->result()->type()));
+    const Value* other = node->operand(0) == chain ? node->operand(1) : node->operand(0);
+    if (other->tensor_type().dtype != DType::f32)
+      return make_error("the add's {} operand is not supported; oneDNN computes f32 here",
+                        dtype_name(other->tensor_type().dtype));
+    if (out.bias == nullptr && out.residual == nullptr && is_constant(other) &&
+        is_per_channel(other->tensor_type().shape, result.shape, channel_axis)) {
+      out.bias = other;
+    } else if (out.residual == nullptr && other->tensor_type().shape == result.shape) {
+      out.residual = other;
+    } else {
+      return make_error(
+          "the add's operand of shape {} is neither a bias of one value per "
+          "output channel nor a residual of the result's shape {}",
+          to_string(other->tensor_type().shape), to_string(result.shape));
+    }
+    chain = node->result();
+  }
+  return out;
+}
+
+}  // namespace uma::backends::dnnl

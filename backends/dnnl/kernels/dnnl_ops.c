@@ -1,0 +1,467 @@
+// The dnnl backend's C: each composite the backend takes is one oneDNN primitive (through
+// oneDNN's C API, since the generated code is C), created once when the model loads.
+//
+// Every op (conv, dense, pool, softmax) has three entry points with the same arguments
+// after the state slot:
+//   dnnl_kernel_<op>_init(slot, ...)  at load: creates the primitive, reorders the weights
+//                                     into the layout it wants, allocates its scratchpad
+//                                     (user-managed); inputs and outputs are NULL then
+//   dnnl_kernel_<op>(slot, ...)       each run: reorders the input into the primitive's
+//                                     layout if it wants another, executes, reorders the
+//                                     result back
+//   dnnl_kernel_release(slot)         when the executor is destroyed
+// `slot` is the call's part of the function's load-time state (zeroed by the executor); it
+// holds the pointer to the op's struct, which lives on the heap, never in a static: one
+// library may run in several executors at once. Data is f32 in plain layouts (NCW, NCHW,
+// NCDHW; weights OIHW, grouped GOIHW as the same bytes). oneDNN runs on OpenMP, whose thread
+// count the executor sets from the run's thread option.
+//
+// Returns 0, or DNNL_KERNEL_STATUS_BASE + the dnnl_status_t of the call that failed (the
+// executor reports it, naming the function).
+#include <oneapi/dnnl/dnnl.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define DNNL_KERNEL_STATUS_BASE 100
+#define DNNL_KERNEL_BAD_ARGUMENTS 99
+
+// Post-op arguments: the eltwise algorithm (a dnnl_alg_kind_t, 0 for none) and its alpha
+// and beta; has_sum: a residual tensor of the result's shape is added before it.
+typedef struct dnnl_kernel_op {
+  dnnl_engine_t engine;
+  dnnl_stream_t stream;
+  dnnl_primitive_t primitive;
+  // The primitive's own memories (its layouts), and the plain ones of the caller.
+  dnnl_memory_t src, weights, bias, dst, scratchpad;
+  dnnl_memory_t user_src, user_dst, user_residual;
+  // Plain <-> the primitive's layouts; null when the layouts are the same.
+  dnnl_primitive_t src_reorder, dst_reorder, sum_reorder;
+  void* buffers[5];  // src, weights, bias, dst, scratchpad data the op owns
+  size_t dst_bytes;
+  int has_bias, has_sum;
+} dnnl_kernel_op;
+
+static void* dnnl_kernel_alloc(size_t bytes) {
+  return aligned_alloc(64, (bytes + 63) / 64 * 64 + 64);
+}
+
+static void dnnl_kernel_free_op(dnnl_kernel_op* op) {
+  dnnl_primitive_t primitives[] = {op->primitive, op->src_reorder, op->dst_reorder,
+                                   op->sum_reorder};
+  for (size_t i = 0; i < sizeof primitives / sizeof primitives[0]; ++i)
+    if (primitives[i] != NULL) dnnl_primitive_destroy(primitives[i]);
+  dnnl_memory_t memories[] = {op->src,        op->weights,  op->bias,     op->dst,
+                              op->scratchpad, op->user_src, op->user_dst, op->user_residual};
+  for (size_t i = 0; i < sizeof memories / sizeof memories[0]; ++i)
+    if (memories[i] != NULL) dnnl_memory_destroy(memories[i]);
+  for (size_t i = 0; i < sizeof op->buffers / sizeof op->buffers[0]; ++i) free(op->buffers[i]);
+  if (op->stream != NULL) dnnl_stream_destroy(op->stream);
+  if (op->engine != NULL) dnnl_engine_destroy(op->engine);
+  free(op);
+}
+
+int32_t dnnl_kernel_release(void* slot);
+int32_t dnnl_kernel_release(void* slot) {
+  dnnl_kernel_op** held = (dnnl_kernel_op**)slot;
+  if (*held != NULL) dnnl_kernel_free_op(*held);
+  *held = NULL;
+  return 0;
+}
+
+static dnnl_status_t dnnl_kernel_reorder(dnnl_primitive_t* reorder, dnnl_engine_t engine,
+                                         const dnnl_memory_desc_t* from,
+                                         const dnnl_memory_desc_t* to) {
+  dnnl_primitive_desc_t pd;
+  dnnl_status_t status = dnnl_reorder_primitive_desc_create(&pd, from, engine, to, engine, NULL);
+  if (status != dnnl_success) return status;
+  status = dnnl_primitive_create(reorder, pd);
+  dnnl_primitive_desc_destroy(pd);
+  return status;
+}
+
+static dnnl_status_t dnnl_kernel_run_reorder(dnnl_primitive_t reorder, dnnl_stream_t stream,
+                                             dnnl_memory_t from, dnnl_memory_t to) {
+  dnnl_exec_arg_t args[2] = {{DNNL_ARG_FROM, from}, {DNNL_ARG_TO, to}};
+  return dnnl_primitive_execute(reorder, stream, 2, args);
+}
+
+// A memory of `md` on a buffer the op owns (buffers[index]).
+static dnnl_status_t dnnl_kernel_owned_memory(dnnl_kernel_op* op, dnnl_memory_t* memory,
+                                              const dnnl_memory_desc_t* md, int index) {
+  op->buffers[index] = dnnl_kernel_alloc(dnnl_memory_desc_get_size(md));
+  if (op->buffers[index] == NULL) return dnnl_out_of_memory;
+  return dnnl_memory_create(memory, md, op->engine, op->buffers[index]);
+}
+
+// The weights in the primitive's layout, reordered once from the caller's.
+static dnnl_status_t dnnl_kernel_load_weights(dnnl_kernel_op* op, const dnnl_memory_desc_t* user_md,
+                                              const dnnl_memory_desc_t* md, const float* weights) {
+  dnnl_memory_t user_weights = NULL;
+  dnnl_primitive_t reorder = NULL;
+  dnnl_status_t status = dnnl_kernel_owned_memory(op, &op->weights, md, 1);
+  if (status == dnnl_success)
+    status = dnnl_memory_create(&user_weights, user_md, op->engine, (void*)weights);
+  if (status == dnnl_success) status = dnnl_kernel_reorder(&reorder, op->engine, user_md, md);
+  if (status == dnnl_success)
+    status = dnnl_kernel_run_reorder(reorder, op->stream, user_weights, op->weights);
+  if (status == dnnl_success) status = dnnl_stream_wait(op->stream);
+  if (reorder != NULL) dnnl_primitive_destroy(reorder);
+  if (user_weights != NULL) dnnl_memory_destroy(user_weights);
+  return status;
+}
+
+// The rest of an init once the primitive descriptor is made (which it takes): the
+// primitive, the weights reordered and the bias copied, the reorders of the data when the
+// primitive wants other layouts than the caller's plain ones, the scratchpad. On failure the
+// slot's op is released.
+static int32_t dnnl_kernel_finish_init(dnnl_kernel_op* op, dnnl_primitive_desc_t pd,
+                                       const dnnl_memory_desc_t* user_src_md,
+                                       const dnnl_memory_desc_t* user_weights_md,
+                                       const dnnl_memory_desc_t* bias_md,
+                                       const dnnl_memory_desc_t* user_dst_md, const float* weights,
+                                       const float* bias, void* slot) {
+  const dnnl_memory_desc_t* src_md = dnnl_primitive_desc_query_md(pd, dnnl_query_src_md, 0);
+  const dnnl_memory_desc_t* weights_md = dnnl_primitive_desc_query_md(pd, dnnl_query_weights_md, 0);
+  const dnnl_memory_desc_t* dst_md = dnnl_primitive_desc_query_md(pd, dnnl_query_dst_md, 0);
+  const dnnl_memory_desc_t* scratchpad_md =
+      dnnl_primitive_desc_query_md(pd, dnnl_query_scratchpad_md, 0);
+  dnnl_status_t status = dnnl_primitive_create(&op->primitive, pd);
+  if (status == dnnl_success && weights != NULL)
+    status = dnnl_kernel_load_weights(op, user_weights_md, weights_md, weights);
+  if (status == dnnl_success && op->has_bias) {
+    status = dnnl_kernel_owned_memory(op, &op->bias, bias_md, 2);
+    if (status == dnnl_success) memcpy(op->buffers[2], bias, dnnl_memory_desc_get_size(bias_md));
+  }
+  if (status == dnnl_success)
+    status = dnnl_memory_create(&op->user_src, user_src_md, op->engine, DNNL_MEMORY_NONE);
+  if (status == dnnl_success)
+    status = dnnl_memory_create(&op->user_dst, user_dst_md, op->engine, DNNL_MEMORY_NONE);
+  if (status == dnnl_success && !dnnl_memory_desc_equal(src_md, user_src_md)) {
+    status = dnnl_kernel_owned_memory(op, &op->src, src_md, 0);
+    if (status == dnnl_success)
+      status = dnnl_kernel_reorder(&op->src_reorder, op->engine, user_src_md, src_md);
+  }
+  if (status == dnnl_success && !dnnl_memory_desc_equal(dst_md, user_dst_md)) {
+    status = dnnl_kernel_owned_memory(op, &op->dst, dst_md, 3);
+    if (status == dnnl_success)
+      status = dnnl_kernel_reorder(&op->dst_reorder, op->engine, dst_md, user_dst_md);
+    if (status == dnnl_success && op->has_sum)
+      status = dnnl_kernel_reorder(&op->sum_reorder, op->engine, user_dst_md, dst_md);
+    if (status == dnnl_success && op->has_sum)
+      status = dnnl_memory_create(&op->user_residual, user_dst_md, op->engine, DNNL_MEMORY_NONE);
+  }
+  op->dst_bytes = dnnl_memory_desc_get_size(user_dst_md);
+  if (status == dnnl_success && dnnl_memory_desc_get_size(scratchpad_md) > 0)
+    status = dnnl_kernel_owned_memory(op, &op->scratchpad, scratchpad_md, 4);
+  dnnl_primitive_desc_destroy(pd);
+  if (status == dnnl_success) return 0;
+  dnnl_kernel_release(slot);
+  return DNNL_KERNEL_STATUS_BASE + (int32_t)status;
+}
+
+// One run: src → the primitive → dst, adding `residual` first when the op has a sum.
+static int32_t dnnl_kernel_execute(dnnl_kernel_op* op, const float* src, const float* residual,
+                                   float* dst) {
+  if (op == NULL || src == NULL || dst == NULL || (op->has_sum && residual == NULL))
+    return DNNL_KERNEL_BAD_ARGUMENTS;
+  dnnl_status_t status = dnnl_memory_set_data_handle(op->user_src, (void*)src);
+  if (status == dnnl_success) status = dnnl_memory_set_data_handle(op->user_dst, dst);
+  dnnl_memory_t src_memory = op->user_src, dst_memory = op->user_dst;
+  if (status == dnnl_success && op->src_reorder != NULL) {
+    status = dnnl_kernel_run_reorder(op->src_reorder, op->stream, op->user_src, op->src);
+    src_memory = op->src;
+  }
+  if (op->dst_reorder != NULL) dst_memory = op->dst;
+  // The sum post-op adds what the destination holds: the residual goes there first.
+  if (status == dnnl_success && op->has_sum && op->sum_reorder != NULL) {
+    status = dnnl_memory_set_data_handle(op->user_residual, (void*)residual);
+    if (status == dnnl_success)
+      status = dnnl_kernel_run_reorder(op->sum_reorder, op->stream, op->user_residual, op->dst);
+  } else if (op->has_sum && residual != dst) {
+    memmove(dst, residual, op->dst_bytes);
+  }
+  if (status != dnnl_success) return DNNL_KERNEL_STATUS_BASE + (int32_t)status;
+  dnnl_exec_arg_t args[5] = {{DNNL_ARG_SRC, src_memory}, {DNNL_ARG_DST, dst_memory}};
+  int nargs = 2;
+  if (op->weights != NULL) args[nargs++] = (dnnl_exec_arg_t){DNNL_ARG_WEIGHTS, op->weights};
+  if (op->has_bias) args[nargs++] = (dnnl_exec_arg_t){DNNL_ARG_BIAS, op->bias};
+  if (op->scratchpad != NULL)
+    args[nargs++] = (dnnl_exec_arg_t){DNNL_ARG_SCRATCHPAD, op->scratchpad};
+  status = dnnl_primitive_execute(op->primitive, op->stream, nargs, args);
+  if (status == dnnl_success && op->dst_reorder != NULL)
+    status = dnnl_kernel_run_reorder(op->dst_reorder, op->stream, op->dst, op->user_dst);
+  if (status == dnnl_success) status = dnnl_stream_wait(op->stream);
+  return status == dnnl_success ? 0 : DNNL_KERNEL_STATUS_BASE + (int32_t)status;
+}
+
+// A new op in `slot` with its engine, stream, and the attributes every primitive gets: a
+// user-managed scratchpad and the post-ops (a sum, then the eltwise).
+static dnnl_status_t dnnl_kernel_new_op(void* slot, dnnl_kernel_op** made,
+                                        dnnl_primitive_attr_t* attr, int64_t has_bias,
+                                        int64_t has_sum, int64_t eltwise, float alpha, float beta) {
+  dnnl_kernel_op* op = (dnnl_kernel_op*)calloc(1, sizeof(dnnl_kernel_op));
+  if (op == NULL) return dnnl_out_of_memory;
+  *made = op;
+  *(dnnl_kernel_op**)slot = op;
+  op->has_bias = has_bias != 0;
+  op->has_sum = has_sum != 0;
+  dnnl_status_t status = dnnl_engine_create(&op->engine, dnnl_cpu, 0);
+  if (status == dnnl_success)
+    status = dnnl_stream_create(&op->stream, op->engine, dnnl_stream_default_flags);
+  if (status != dnnl_success) return status;
+  status = dnnl_primitive_attr_create(attr);
+  if (status != dnnl_success) return status;
+  dnnl_post_ops_t post_ops = NULL;
+  status = dnnl_primitive_attr_set_scratchpad_mode(*attr, dnnl_scratchpad_mode_user);
+  if (status == dnnl_success) status = dnnl_post_ops_create(&post_ops);
+  if (status == dnnl_success && has_sum) status = dnnl_post_ops_append_sum(post_ops, 1.0f);
+  if (status == dnnl_success && eltwise != 0)
+    status = dnnl_post_ops_append_eltwise(post_ops, 1.0f, (dnnl_alg_kind_t)eltwise, alpha, beta);
+  if (status == dnnl_success) status = dnnl_primitive_attr_set_post_ops(*attr, post_ops);
+  if (post_ops != NULL) dnnl_post_ops_destroy(post_ops);
+  return status;
+}
+
+// The primitive descriptor of `desc` with `attr` (destroyed here), when `status`, that of
+// the steps before, is a success; then the rest of the init. On failure the slot's op is
+// released.
+static int32_t dnnl_kernel_create(void* slot, dnnl_kernel_op* op, dnnl_primitive_attr_t attr,
+                                  dnnl_status_t status, const_dnnl_op_desc_t desc,
+                                  const dnnl_memory_desc_t* user_src_md,
+                                  const dnnl_memory_desc_t* user_weights_md,
+                                  const dnnl_memory_desc_t* bias_md,
+                                  const dnnl_memory_desc_t* user_dst_md, const float* weights,
+                                  const float* bias) {
+  dnnl_primitive_desc_t pd = NULL;
+  if (status == dnnl_success)
+    status = dnnl_primitive_desc_create(&pd, desc, attr, op->engine, NULL);
+  if (attr != NULL) dnnl_primitive_attr_destroy(attr);
+  if (status != dnnl_success) {
+    if (op != NULL) dnnl_kernel_release(slot);
+    return DNNL_KERNEL_STATUS_BASE + (int32_t)status;
+  }
+  return dnnl_kernel_finish_init(op, pd, user_src_md, user_weights_md, bias_md, user_dst_md,
+                                 weights, bias, slot);
+}
+
+static dnnl_format_tag_t dnnl_kernel_plain_tag(int ndims) {
+  static const dnnl_format_tag_t tags[] = {
+      dnnl_format_tag_undef, dnnl_a, dnnl_ab, dnnl_abc, dnnl_abcd, dnnl_abcde, dnnl_abcdef};
+  return ndims >= 1 && ndims <= 6 ? tags[ndims] : dnnl_format_tag_undef;
+}
+
+// ---- convolution: 1 to 3 spatial dimensions, grouped, dilated, strided ----
+
+#define DNNL_KERNEL_CONV_PARAMS                                                                    \
+  void *slot, const float *src, const float *weights, const float *bias, const float *residual,    \
+      float *dst, int64_t rank, int64_t batch, int64_t in_channels, int64_t out_channels,          \
+      int64_t groups, int64_t in0, int64_t in1, int64_t in2, int64_t k0, int64_t k1, int64_t k2,   \
+      int64_t out0, int64_t out1, int64_t out2, int64_t stride0, int64_t stride1, int64_t stride2, \
+      int64_t dilation0, int64_t dilation1, int64_t dilation2, int64_t pad_begin0,                 \
+      int64_t pad_begin1, int64_t pad_begin2, int64_t pad_end0, int64_t pad_end1,                  \
+      int64_t pad_end2, int64_t algorithm, int64_t has_sum, int64_t eltwise, float alpha,          \
+      float beta
+
+int32_t dnnl_kernel_conv_init(DNNL_KERNEL_CONV_PARAMS);
+int32_t dnnl_kernel_conv_init(DNNL_KERNEL_CONV_PARAMS) {
+  (void)src, (void)residual, (void)dst;
+  if (rank < 1 || rank > 3 || batch < 1 || groups < 1 || in_channels % groups != 0 ||
+      out_channels % groups != 0 || weights == NULL)
+    return DNNL_KERNEL_BAD_ARGUMENTS;
+  const int64_t in[3] = {in0, in1, in2}, k[3] = {k0, k1, k2}, out[3] = {out0, out1, out2};
+  const dnnl_dims_t strides = {stride0, stride1, stride2};
+  const dnnl_dims_t dilations = {dilation0 - 1, dilation1 - 1, dilation2 - 1};
+  const dnnl_dims_t pad_begin = {pad_begin0, pad_begin1, pad_begin2};
+  const dnnl_dims_t pad_end = {pad_end0, pad_end1, pad_end2};
+  const dnnl_dims_t bias_dims = {out_channels};
+  const int ndims = 2 + (int)rank;
+  dnnl_dims_t src_dims = {batch, in_channels}, dst_dims = {batch, out_channels};
+  // Grouped weights are G x O/G x I/G x K...: the same bytes as O x I/G x K.
+  dnnl_dims_t weights_dims = {out_channels, in_channels / groups};
+  int weights_ndims = ndims;
+  if (groups > 1) {
+    weights_dims[0] = groups;
+    weights_dims[1] = out_channels / groups;
+    weights_dims[2] = in_channels / groups;
+    weights_ndims = ndims + 1;
+  }
+  for (int i = 0; i < rank; ++i) {
+    src_dims[2 + i] = in[i];
+    dst_dims[2 + i] = out[i];
+    weights_dims[weights_ndims - (int)rank + i] = k[i];
+  }
+
+  dnnl_kernel_op* op = NULL;
+  dnnl_primitive_attr_t attr = NULL;
+  dnnl_status_t status =
+      dnnl_kernel_new_op(slot, &op, &attr, bias != NULL, has_sum, eltwise, alpha, beta);
+  dnnl_memory_desc_t user_src, user_weights, user_dst, bias_md, any_src, any_weights, any_dst;
+  if (status == dnnl_success)
+    status = dnnl_memory_desc_init_by_tag(&user_src, ndims, src_dims, dnnl_f32,
+                                          dnnl_kernel_plain_tag(ndims));
+  if (status == dnnl_success)
+    status = dnnl_memory_desc_init_by_tag(&user_dst, ndims, dst_dims, dnnl_f32,
+                                          dnnl_kernel_plain_tag(ndims));
+  if (status == dnnl_success)
+    status = dnnl_memory_desc_init_by_tag(&user_weights, weights_ndims, weights_dims, dnnl_f32,
+                                          dnnl_kernel_plain_tag(weights_ndims));
+  if (status == dnnl_success)
+    status = dnnl_memory_desc_init_by_tag(&bias_md, 1, bias_dims, dnnl_f32, dnnl_a);
+  if (status == dnnl_success)
+    status = dnnl_memory_desc_init_by_tag(&any_src, ndims, src_dims, dnnl_f32, dnnl_format_tag_any);
+  if (status == dnnl_success)
+    status = dnnl_memory_desc_init_by_tag(&any_dst, ndims, dst_dims, dnnl_f32, dnnl_format_tag_any);
+  if (status == dnnl_success)
+    status = dnnl_memory_desc_init_by_tag(&any_weights, weights_ndims, weights_dims, dnnl_f32,
+                                          dnnl_format_tag_any);
+  dnnl_convolution_desc_t desc;
+  if (status == dnnl_success)
+    status = dnnl_dilated_convolution_forward_desc_init(
+        &desc, dnnl_forward_inference, (dnnl_alg_kind_t)algorithm, &any_src, &any_weights,
+        bias != NULL ? &bias_md : NULL, &any_dst, strides, dilations, pad_begin, pad_end);
+  return dnnl_kernel_create(slot, op, attr, status, &desc, &user_src, &user_weights, &bias_md,
+                            &user_dst, weights, bias);
+}
+
+int32_t dnnl_kernel_conv(DNNL_KERNEL_CONV_PARAMS);
+int32_t dnnl_kernel_conv(DNNL_KERNEL_CONV_PARAMS) {
+  (void)weights, (void)bias, (void)rank, (void)batch, (void)in_channels, (void)out_channels,
+      (void)groups, (void)in0, (void)in1, (void)in2, (void)k0, (void)k1, (void)k2, (void)out0,
+      (void)out1, (void)out2, (void)stride0, (void)stride1, (void)stride2, (void)dilation0,
+      (void)dilation1, (void)dilation2, (void)pad_begin0, (void)pad_begin1, (void)pad_begin2,
+      (void)pad_end0, (void)pad_end1, (void)pad_end2, (void)algorithm, (void)has_sum, (void)eltwise,
+      (void)alpha, (void)beta;
+  return dnnl_kernel_execute(*(dnnl_kernel_op**)slot, src, residual, dst);
+}
+
+// ---- inner product: [batch, in] x [out, in]^T (nn.dense), or x [in, out] (nn.matmul's
+// weights: weights_in_out) ----
+
+#define DNNL_KERNEL_DENSE_PARAMS                                                                \
+  void *slot, const float *src, const float *weights, const float *bias, const float *residual, \
+      float *dst, int64_t batch, int64_t in_features, int64_t out_features,                     \
+      int64_t weights_in_out, int64_t has_sum, int64_t eltwise, float alpha, float beta
+
+int32_t dnnl_kernel_dense_init(DNNL_KERNEL_DENSE_PARAMS);
+int32_t dnnl_kernel_dense_init(DNNL_KERNEL_DENSE_PARAMS) {
+  (void)src, (void)residual, (void)dst;
+  if (batch < 1 || in_features < 1 || out_features < 1 || weights == NULL)
+    return DNNL_KERNEL_BAD_ARGUMENTS;
+  const dnnl_dims_t src_dims = {batch, in_features}, dst_dims = {batch, out_features};
+  const dnnl_dims_t weights_dims = {out_features, in_features};
+  const dnnl_dims_t bias_dims = {out_features};
+  dnnl_kernel_op* op = NULL;
+  dnnl_primitive_attr_t attr = NULL;
+  dnnl_status_t status =
+      dnnl_kernel_new_op(slot, &op, &attr, bias != NULL, has_sum, eltwise, alpha, beta);
+  dnnl_memory_desc_t user_src, user_weights, user_dst, bias_md, any_weights;
+  if (status == dnnl_success)
+    status = dnnl_memory_desc_init_by_tag(&user_src, 2, src_dims, dnnl_f32, dnnl_ab);
+  if (status == dnnl_success)
+    status = dnnl_memory_desc_init_by_tag(&user_dst, 2, dst_dims, dnnl_f32, dnnl_ab);
+  if (status == dnnl_success)
+    status = dnnl_memory_desc_init_by_tag(&user_weights, 2, weights_dims, dnnl_f32,
+                                          weights_in_out ? dnnl_ba : dnnl_ab);
+  if (status == dnnl_success)
+    status =
+        dnnl_memory_desc_init_by_tag(&any_weights, 2, weights_dims, dnnl_f32, dnnl_format_tag_any);
+  if (status == dnnl_success)
+    status = dnnl_memory_desc_init_by_tag(&bias_md, 1, bias_dims, dnnl_f32, dnnl_a);
+  dnnl_inner_product_desc_t desc;
+  if (status == dnnl_success)
+    status =
+        dnnl_inner_product_forward_desc_init(&desc, dnnl_forward_inference, &user_src, &any_weights,
+                                             bias != NULL ? &bias_md : NULL, &user_dst);
+  return dnnl_kernel_create(slot, op, attr, status, &desc, &user_src, &user_weights, &bias_md,
+                            &user_dst, weights, bias);
+}
+
+int32_t dnnl_kernel_dense(DNNL_KERNEL_DENSE_PARAMS);
+int32_t dnnl_kernel_dense(DNNL_KERNEL_DENSE_PARAMS) {
+  (void)weights, (void)bias, (void)batch, (void)in_features, (void)out_features,
+      (void)weights_in_out, (void)has_sum, (void)eltwise, (void)alpha, (void)beta;
+  return dnnl_kernel_execute(*(dnnl_kernel_op**)slot, src, residual, dst);
+}
+
+// ---- pooling: max, or average with or without the padding, 1 to 3 spatial dimensions ----
+
+#define DNNL_KERNEL_POOL_PARAMS                                                                \
+  void *slot, const float *src, float *dst, int64_t rank, int64_t batch, int64_t channels,     \
+      int64_t in0, int64_t in1, int64_t in2, int64_t k0, int64_t k1, int64_t k2, int64_t out0, \
+      int64_t out1, int64_t out2, int64_t stride0, int64_t stride1, int64_t stride2,           \
+      int64_t dilation0, int64_t dilation1, int64_t dilation2, int64_t pad_begin0,             \
+      int64_t pad_begin1, int64_t pad_begin2, int64_t pad_end0, int64_t pad_end1,              \
+      int64_t pad_end2, int64_t algorithm
+
+int32_t dnnl_kernel_pool_init(DNNL_KERNEL_POOL_PARAMS);
+int32_t dnnl_kernel_pool_init(DNNL_KERNEL_POOL_PARAMS) {
+  (void)src, (void)dst;
+  if (rank < 1 || rank > 3 || batch < 1 || channels < 1) return DNNL_KERNEL_BAD_ARGUMENTS;
+  const int64_t in[3] = {in0, in1, in2}, out[3] = {out0, out1, out2};
+  const dnnl_dims_t kernel = {k0, k1, k2}, strides = {stride0, stride1, stride2};
+  const dnnl_dims_t dilations = {dilation0 - 1, dilation1 - 1, dilation2 - 1};
+  const dnnl_dims_t pad_begin = {pad_begin0, pad_begin1, pad_begin2};
+  const dnnl_dims_t pad_end = {pad_end0, pad_end1, pad_end2};
+  const int ndims = 2 + (int)rank;
+  dnnl_dims_t src_dims = {batch, channels}, dst_dims = {batch, channels};
+  for (int i = 0; i < rank; ++i) {
+    src_dims[2 + i] = in[i];
+    dst_dims[2 + i] = out[i];
+  }
+  dnnl_kernel_op* op = NULL;
+  dnnl_primitive_attr_t attr = NULL;
+  dnnl_status_t status = dnnl_kernel_new_op(slot, &op, &attr, 0, 0, 0, 0.0f, 0.0f);
+  dnnl_memory_desc_t user_src, user_dst;
+  if (status == dnnl_success)
+    status = dnnl_memory_desc_init_by_tag(&user_src, ndims, src_dims, dnnl_f32,
+                                          dnnl_kernel_plain_tag(ndims));
+  if (status == dnnl_success)
+    status = dnnl_memory_desc_init_by_tag(&user_dst, ndims, dst_dims, dnnl_f32,
+                                          dnnl_kernel_plain_tag(ndims));
+  dnnl_pooling_v2_desc_t desc;
+  if (status == dnnl_success)
+    status = dnnl_pooling_v2_forward_desc_init(&desc, dnnl_forward_inference,
+                                               (dnnl_alg_kind_t)algorithm, &user_src, &user_dst,
+                                               strides, kernel, dilations, pad_begin, pad_end);
+  return dnnl_kernel_create(slot, op, attr, status, &desc, &user_src, NULL, NULL, &user_dst, NULL,
+                            NULL);
+}
+
+int32_t dnnl_kernel_pool(DNNL_KERNEL_POOL_PARAMS);
+int32_t dnnl_kernel_pool(DNNL_KERNEL_POOL_PARAMS) {
+  (void)rank, (void)batch, (void)channels, (void)in0, (void)in1, (void)in2, (void)k0, (void)k1,
+      (void)k2, (void)out0, (void)out1, (void)out2, (void)stride0, (void)stride1, (void)stride2,
+      (void)dilation0, (void)dilation1, (void)dilation2, (void)pad_begin0, (void)pad_begin1,
+      (void)pad_begin2, (void)pad_end0, (void)pad_end1, (void)pad_end2, (void)algorithm;
+  return dnnl_kernel_execute(*(dnnl_kernel_op**)slot, src, NULL, dst);
+}
+
+// ---- softmax over the middle axis of [outer, axis, inner] (any tensor, viewed so) ----
+
+#define DNNL_KERNEL_SOFTMAX_PARAMS \
+  void *slot, const float *src, float *dst, int64_t outer, int64_t axis, int64_t inner, int64_t log
+
+int32_t dnnl_kernel_softmax_init(DNNL_KERNEL_SOFTMAX_PARAMS);
+int32_t dnnl_kernel_softmax_init(DNNL_KERNEL_SOFTMAX_PARAMS) {
+  (void)src, (void)dst;
+  if (outer < 1 || axis < 1 || inner < 1) return DNNL_KERNEL_BAD_ARGUMENTS;
+  const dnnl_dims_t dims = {outer, axis, inner};
+  dnnl_kernel_op* op = NULL;
+  dnnl_primitive_attr_t attr = NULL;
+  dnnl_status_t status = dnnl_kernel_new_op(slot, &op, &attr, 0, 0, 0, 0.0f, 0.0f);
+  dnnl_memory_desc_t md;
+  if (status == dnnl_success)
+    status = dnnl_memory_desc_init_by_tag(&md, 3, dims, dnnl_f32, dnnl_abc);
+  dnnl_softmax_v2_desc_t desc;
+  if (status == dnnl_success)
+    status = dnnl_softmax_v2_forward_desc_init(
+        &desc, dnnl_forward_inference, log ? dnnl_softmax_log : dnnl_softmax_accurate, &md, &md, 1);
+  return dnnl_kernel_create(slot, op, attr, status, &desc, &md, NULL, NULL, &md, NULL, NULL);
+}
+
+int32_t dnnl_kernel_softmax(DNNL_KERNEL_SOFTMAX_PARAMS);
+int32_t dnnl_kernel_softmax(DNNL_KERNEL_SOFTMAX_PARAMS) {
+  (void)outer, (void)axis, (void)inner, (void)log;
+  return dnnl_kernel_execute(*(dnnl_kernel_op**)slot, src, NULL, dst);
+}

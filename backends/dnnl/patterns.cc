@@ -1,0 +1,97 @@
+// dnnl's patterns and their predicates: an anchor (a convolution of 1 to 3 spatial
+// dimensions, nn.dense, or nn.matmul) with constant weights, then up to two adds (a constant bias,
+// a residual), then one activation oneDNN fuses as a post-op. A predicate refuses what the kernel
+// cannot compute and what oneDNN would run with its slow reference implementation, with the reason
+// in the partition report.
+#include <fmt/format.h>
+
+#include "backends/dnnl/dnnl.h"
+
+namespace uma::backends::dnnl {
+namespace {
+
+// An add of a constant (a bias) or, failing that, of anything (a residual): the constant
+// first, so that a bias's constant is the composite's own rather than an operand.
+PatternPtr add_step(const PatternPtr& x) {
+  return alt(alt(is_op("add", {x, is_constant()}), is_op("add", {is_constant(), x})),
+             alt(is_op("add", {x, wildcard()}), is_op("add", {wildcard(), x})));
+}
+
+// An activation oneDNN fuses, or swish: x * sigmoid(x) (EfficientNet's, as exported).
+PatternPtr activation(const PatternPtr& x) {
+  PatternPtr sigmoid = is_op("sigmoid", {x});
+  return alt(is_op({"nn.relu", "nn.leaky_relu", "clip", "sigmoid", "tanh", "nn.elu",
+                    "nn.hard_swish", "nn.gelu"},
+                   {x}),
+             alt(is_op("multiply", {x, sigmoid}), is_op("multiply", {sigmoid, x})));
+}
+
+// anchor → optional add → optional add → optional activation, longest first.
+PatternPtr with_epilogue(const PatternPtr& anchor) {
+  return optional(optional(optional(anchor, add_step), add_step), activation);
+}
+
+std::vector<const Node*> match_nodes(const Match& match) {
+  return std::vector<const Node*>(match.nodes.begin(), match.nodes.end());
+}
+
+// The composite `name` of the match is fine when oneDNN has a fast implementation for it.
+Status check_implementation(std::string_view name, const Expected<std::string>& impl) {
+  if (!impl) return make_error("dnnl.{}: {}", name, impl.error().message());
+  if (impl->starts_with("ref"))
+    return make_error("dnnl.{}: oneDNN would run its slow reference implementation ({})", name,
+                      *impl);
+  return Status::success();
+}
+
+}  // namespace
+
+PatternPtr conv_pattern() {
+  std::vector<std::string> convs = {"nn.conv1d", "nn.conv2d", "nn.conv3d"};
+  return with_epilogue(alt(is_op(convs, {wildcard(), is_constant(), is_constant()}),
+                           is_op(convs, {wildcard(), is_constant()})));
+}
+
+PatternPtr dense_pattern() {
+  return with_epilogue(alt(alt(is_op("nn.dense", {wildcard(), is_constant(), is_constant()}),
+                               is_op("nn.dense", {wildcard(), is_constant()})),
+                           is_op("nn.matmul", {wildcard(), is_constant()})));
+}
+
+PatternPtr pool_pattern() {
+  std::vector<std::string> pools = {"nn.global_avg_pool", "nn.global_max_pool"};
+  for (int rank = 1; rank <= 3; ++rank)
+    for (const char* kind : {"max", "avg"})
+      pools.push_back(fmt::format("nn.{}_pool{}d", kind, rank));
+  return is_op(pools, {wildcard()});
+}
+
+PatternPtr softmax_pattern() {
+  return is_op(std::vector<std::string>{"nn.softmax", "nn.log_softmax"}, {wildcard()});
+}
+
+Status check_conv(const Match& match, const Target& target) {
+  Expected<ConvCall> call = conv_call(match_nodes(match), target);
+  if (!call) return make_error("dnnl.conv: {}", call.error().message());
+  return check_implementation("conv", conv_implementation(*call));
+}
+
+Status check_dense(const Match& match, const Target&) {
+  Expected<DenseCall> call = dense_call(match_nodes(match));
+  if (!call) return make_error("dnnl.dense: {}", call.error().message());
+  return check_implementation("dense", dense_implementation(*call));
+}
+
+Status check_pool(const Match& match, const Target&) {
+  Expected<PoolCall> call = pool_call(match_nodes(match));
+  if (!call) return make_error("dnnl.pool: {}", call.error().message());
+  return check_implementation("pool", pool_implementation(*call));
+}
+
+Status check_softmax(const Match& match, const Target&) {
+  Expected<SoftmaxCall> call = softmax_call(match_nodes(match));
+  if (!call) return make_error("dnnl.softmax: {}", call.error().message());
+  return check_implementation("softmax", softmax_implementation(*call));
+}
+
+}  // namespace uma::backends::dnnl

@@ -1,0 +1,115 @@
+// The primitive oneDNN makes for a composite, made at build time the way the kernel's init
+// makes it at load time (kernels/dnnl_ops.c: plain data, weights and activations in the
+// layouts oneDNN picks, the same post-ops, a user scratchpad), to ask which implementation
+// oneDNN would run: the predicates refuse its slow reference one.
+#include <fmt/format.h>
+#include <oneapi/dnnl/dnnl.hpp>
+
+#include "backends/dnnl/dnnl.h"
+
+namespace uma::backends::dnnl {
+namespace {
+
+using ::dnnl::memory;
+using Tag = memory::format_tag;
+using Dt = memory::data_type;
+
+memory::desc f32(memory::dims dims, Tag tag) { return memory::desc(dims, Dt::f32, tag); }
+
+::dnnl::primitive_attr attributes(const Epilogue& epilogue) {
+  ::dnnl::post_ops post_ops;
+  if (epilogue.residual != nullptr) post_ops.append_sum(1.0f);
+  if (epilogue.eltwise != 0)
+    post_ops.append_eltwise(1.0f, static_cast<::dnnl::algorithm>(epilogue.eltwise), epilogue.alpha,
+                            epilogue.beta);
+  ::dnnl::primitive_attr attr;
+  attr.set_scratchpad_mode(::dnnl::scratchpad_mode::user);
+  attr.set_post_ops(post_ops);
+  return attr;
+}
+
+template <typename Make>
+Expected<std::string> implementation(Make make) {
+  try {
+    ::dnnl::engine engine(::dnnl::engine::kind::cpu, 0);
+    return std::string(make(engine).impl_info_str());
+  } catch (const ::dnnl::error& e) {
+    return make_error("oneDNN makes no primitive for it ({})", e.what());
+  }
+}
+
+}  // namespace
+
+Expected<std::string> conv_implementation(const ConvCall& call) {
+  auto rank = static_cast<std::size_t>(call.rank);
+  memory::dims src{call.batch, call.in_channels}, dst{call.batch, call.out_channels};
+  memory::dims weights{call.out_channels, call.in_channels / call.groups};
+  if (call.groups > 1)
+    weights = {call.groups, call.out_channels / call.groups, call.in_channels / call.groups};
+  memory::dims strides, dilation, pad_begin, pad_end;
+  for (std::size_t i = 0; i < rank; ++i) {
+    src.push_back(call.in[i]);
+    dst.push_back(call.out[i]);
+    weights.push_back(call.kernel[i]);
+    strides.push_back(call.strides[i]);
+    dilation.push_back(call.dilation[i] - 1);
+    pad_begin.push_back(call.pad_begin[i]);
+    pad_end.push_back(call.pad_end[i]);
+  }
+  return implementation([&](const ::dnnl::engine& engine) {
+    memory::desc bias =
+        call.epilogue.bias != nullptr ? f32({call.out_channels}, Tag::a) : memory::desc();
+    ::dnnl::convolution_forward::desc desc(
+        ::dnnl::prop_kind::forward_inference, static_cast<::dnnl::algorithm>(call.algorithm),
+        f32(src, Tag::any), f32(weights, Tag::any), bias, f32(dst, Tag::any), strides, dilation,
+        pad_begin, pad_end);
+    return ::dnnl::convolution_forward::primitive_desc(desc, attributes(call.epilogue), engine);
+  });
+}
+
+Expected<std::string> dense_implementation(const DenseCall& call) {
+  return implementation([&](const ::dnnl::engine& engine) {
+    memory::desc bias =
+        call.epilogue.bias != nullptr ? f32({call.out_features}, Tag::a) : memory::desc();
+    ::dnnl::inner_product_forward::desc desc(::dnnl::prop_kind::forward_inference,
+                                             f32({call.batch, call.in_features}, Tag::ab),
+                                             f32({call.out_features, call.in_features}, Tag::any),
+                                             bias, f32({call.batch, call.out_features}, Tag::ab));
+    return ::dnnl::inner_product_forward::primitive_desc(desc, attributes(call.epilogue), engine);
+  });
+}
+
+Expected<std::string> pool_implementation(const PoolCall& call) {
+  auto rank = static_cast<std::size_t>(call.rank);
+  memory::dims src{call.batch, call.channels}, dst{call.batch, call.channels};
+  memory::dims kernel, strides, dilation, pad_begin, pad_end;
+  for (std::size_t i = 0; i < rank; ++i) {
+    src.push_back(call.in[i]);
+    dst.push_back(call.out[i]);
+    kernel.push_back(call.kernel[i]);
+    strides.push_back(call.strides[i]);
+    dilation.push_back(call.dilation[i] - 1);
+    pad_begin.push_back(call.pad_begin[i]);
+    pad_end.push_back(call.pad_end[i]);
+  }
+  Tag plain = rank == 1 ? Tag::abc : rank == 2 ? Tag::abcd : Tag::abcde;
+  return implementation([&](const ::dnnl::engine& engine) {
+    ::dnnl::pooling_v2_forward::desc desc(
+        ::dnnl::prop_kind::forward_inference, static_cast<::dnnl::algorithm>(call.algorithm),
+        f32(src, plain), f32(dst, plain), strides, kernel, dilation, pad_begin, pad_end);
+    return ::dnnl::pooling_v2_forward::primitive_desc(desc, attributes({}), engine);
+  });
+}
+
+Expected<std::string> softmax_implementation(const SoftmaxCall& call) {
+  return implementation([&](const ::dnnl::engine& engine) {
+    memory::desc data = f32({call.outer, call.axis, call.inner}, Tag::abc);
+    ::dnnl::softmax_v2_forward::desc desc(
+        ::dnnl::prop_kind::forward_inference,
+        call.log ? ::dnnl::algorithm::softmax_log : ::dnnl::algorithm::softmax_accurate, data, data,
+        1);
+    return ::dnnl::softmax_v2_forward::primitive_desc(desc, attributes({}), engine);
+  });
+}
+
+}  // namespace uma::backends::dnnl

@@ -1,0 +1,320 @@
+// The dnnl backend: convolutions and dense layers with their epilogues built with oneDNN
+// against the reference interpreter and the host's loops, what the partition claims and why
+// it refuses, the load-time state in the generated code, and dnnl beside vanilla.
+#include "backends/vanilla/tests/vanilla_test_util.h"
+#include "uma/partition/report.h"
+
+namespace uma::backends::dnnl {
+namespace {
+
+using vanilla::testing::ConvSpec;
+using vanilla::testing::Ints;
+using vanilla::testing::ModelBuilder;
+
+// vanilla's test fixture (models, build and compare) with dnnl registered too.
+class DnnlTest : public vanilla::testing::VanillaTest {
+ protected:
+  DnnlTest() { EXPECT_TRUE(register_dnnl(ctx).ok()); }
+
+  // `module` built for `targets` against the reference interpreter, by the model tests'
+  // allclose rule (oneDNN sums in another order than the interpreter); returns the build.
+  build::HostBuild check(const Module& module, const std::vector<std::string>& targets) {
+    std::vector<TensorPtr> inputs = random_inputs(*module.find_function("main"), 1);
+    auto reference = interpret(module, inputs);
+    EXPECT_TRUE(reference.ok()) << reference.error().message();
+    build::HostBuild built;
+    auto ours = build_and_run(*copy(module), targets, inputs, &built);
+    EXPECT_TRUE(ours.ok()) << ours.error().message();
+    if (!reference.ok() || !ours.ok()) return built;
+    EXPECT_EQ(ours->size(), reference->size());
+    for (std::size_t i = 0; i < ours->size() && i < reference->size(); ++i) {
+      TensorComparison compared = compare_tensors(*(*ours)[i], *(*reference)[i], 1e-4, 1e-5);
+      EXPECT_TRUE(compared.ok()) << "output " << i << ": " << compared.mismatches
+                                 << " mismatch(es), max abs error " << compared.max_abs_error;
+    }
+    return built;
+  }
+
+  static std::string code(const build::HostBuild& built) {
+    std::string all;
+    for (const runtime::CSourceFile& file : built.sources) all += file.code;
+    return all;
+  }
+
+  // The partition report's record of the first node of `op` in `m` partitioned for `targets`.
+  NodeRecord record_of(Module& m, std::string_view op,
+                       const std::vector<std::string>& targets = {"dnnl"}) {
+    PartitionReport report;
+    report.begin(m, targets);
+    build::BuildOptions o = options();
+    o.report = &report;
+    auto parsed = build::parse_targets(ctx, targets);
+    EXPECT_TRUE(parsed.ok()) << parsed.error().message();
+    Status partitioned = build::partition_for_targets(m, *parsed, o);
+    EXPECT_TRUE(partitioned.ok()) << partitioned.error().message();
+    for (const NodeRecord& record : report.records())
+      if (record.op == op) return record;
+    ADD_FAILURE() << "no " << op << " in the report";
+    return {};
+  }
+};
+
+struct ConvCase {
+  std::string name;
+  Shape data;
+  ConvSpec conv;
+  std::string target = "dnnl";
+};
+
+void PrintTo(const ConvCase& c, std::ostream* os) { *os << c.name; }
+
+class DnnlConvTest : public DnnlTest, public ::testing::WithParamInterface<ConvCase> {};
+
+// Each case is one composite, one call, its primitive made by the function's init.
+TEST_P(DnnlConvTest, MatchesTheInterpreterAndTheLoops) {
+  const ConvCase& c = GetParam();
+  auto m = model([&](Function& main, ModelBuilder& mb) {
+    main.set_outputs({mb.conv(main.add_param(TensorType{DType::f32, c.data}, "x"), c.conv)});
+  });
+  build::HostBuild built = check(*m, {c.target});
+  ASSERT_EQ(built.built.size(), 1u);
+  EXPECT_EQ(built.built[0].target, "dnnl");
+  std::string text = code(built);
+  EXPECT_EQ(count(text, "dnnl_kernel_conv_init(&"), 1u) << text;
+  EXPECT_EQ(count(text, "dnnl_kernel_conv(&"), 1u) << text;
+  EXPECT_EQ(count(text, "dnnl_kernel_release(&"), 1u) << text;
+}
+
+std::vector<ConvCase> conv_cases() {
+  return {
+      {"Kernel1", {1, 5, 7, 7}, {.out_channels = 10, .kernel = 1}},
+      {"Batch2Pad1BiasRelu",
+       {2, 3, 9, 9},
+       {.out_channels = 17,
+        .padding = {1, 1, 1, 1},
+        .bias_operand = true,
+        .activation = "nn.relu"}},
+      {"Stride2BiasAddRelu6",
+       {1, 4, 11, 13},
+       {.out_channels = 20,
+        .kernel = 5,
+        .strides = {2, 2},
+        .bias_add = true,
+        .activation = "clip"}},
+      {"AsymmetricPadding",
+       {2, 6, 10, 9},
+       {.out_channels = 7, .strides = {2, 1}, .padding = {0, 1, 2, 3}}},
+      {"Grouped",
+       {1, 8, 9, 9},
+       {.out_channels = 12, .padding = {1, 1, 1, 1}, .groups = 4, .bias_operand = true}},
+      {"Depthwise",
+       {1, 32, 12, 12},
+       {.out_channels = 32,
+        .padding = {1, 1, 1, 1},
+        .groups = 32,
+        .bias_add = true,
+        .activation = "clip"}},
+      {"Dilated",
+       {1, 16, 12, 12},
+       {.out_channels = 16, .padding = {2, 2, 2, 2}, .dilation = {2, 2}}},
+      {"Channels64Winograd",
+       {1, 64, 14, 14},
+       {.out_channels = 64, .padding = {1, 1, 1, 1}, .bias_operand = true, .activation = "nn.relu"},
+       "dnnl --winograd=off"},
+  };
+}
+
+INSTANTIATE_TEST_SUITE_P(Shapes, DnnlConvTest, ::testing::ValuesIn(conv_cases()),
+                         [](const auto& info) { return info.param.name; });
+
+// ResNet's blocks in small: the residual add and its relu fused into the second convolution
+// of each block (the sum and eltwise post-ops); every convolution is a call of dnnl.
+TEST_F(DnnlTest, ResNetBlocksFuseTheResidualSum) {
+  auto m = model([&](Function& main, ModelBuilder& mb) {
+    main.set_outputs({mb.resnet(main.add_param(TensorType{DType::f32, {2, 3, 12, 12}}, "x"))});
+  });
+  build::HostBuild built = check(*m, {"dnnl"});
+  std::string text = code(built);
+  EXPECT_EQ(count(text, "dnnl_kernel_conv(&"), 6u) << text;
+  EXPECT_EQ(count(text, "dnnl_kernel_conv_init(&"), 6u);
+}
+
+TEST_F(DnnlTest, MobileNetBlockRunsWhollyOnDnnl) {
+  auto m = model([&](Function& main, ModelBuilder& mb) {
+    main.set_outputs({mb.mobilenet(main.add_param(TensorType{DType::f32, {1, 3, 16, 16}}, "x"))});
+  });
+  build::HostBuild built = check(*m, {"dnnl"});
+  EXPECT_EQ(count(code(built), "dnnl_kernel_conv(&"), 4u);
+}
+
+// Every activation oneDNN fuses, swish (x * sigmoid(x)) too, after a convolution with an
+// added bias and a residual.
+TEST_F(DnnlTest, ActivationsArePostOps) {
+  for (std::string op : {"nn.relu", "sigmoid", "tanh", "nn.elu", "nn.hard_swish", "nn.gelu",
+                         "nn.leaky_relu", "swish"}) {
+    SCOPED_TRACE(op);
+    auto m = model([&](Function& main, ModelBuilder& mb) {
+      Value* x = main.add_param(TensorType{DType::f32, {1, 8, 6, 6}}, "x");
+      Value* y = mb.conv(x, {.out_channels = 8, .padding = {1, 1, 1, 1}, .bias_add = true});
+      y = mb.builder().value("add", {y, x});
+      main.set_outputs(
+          {op == "swish" ? mb.builder().value("multiply", {mb.builder().value("sigmoid", {y}), y})
+                         : mb.builder().value(op, {y})});
+    });
+    build::HostBuild built = check(*m, {"dnnl"});
+    EXPECT_EQ(functions_on(built, "c"), 0u) << op;
+  }
+}
+
+TEST_F(DnnlTest, DenseWithBiasAndActivation) {
+  auto m = model([&](Function& main, ModelBuilder& mb) {
+    Builder& b = mb.builder();
+    Value* x = main.add_param(TensorType{DType::f32, {3, 40}}, "x");
+    Value* h = b.value("nn.dense", {x, b.constant(test::random_tensor({24, 40}, 7)),
+                                    b.constant(test::random_tensor({24}, 8))});
+    h = b.value("nn.gelu", {h});
+    Value* y =
+        b.value("add", {b.value("nn.dense", {h, b.constant(test::random_tensor({16, 24}, 9))}),
+                        b.constant(test::random_tensor({16}, 10))});
+    main.set_outputs({b.value("sigmoid", {y})});
+  });
+  build::HostBuild built = check(*m, {"dnnl"});
+  EXPECT_EQ(functions_on(built, "c"), 0u);
+  EXPECT_EQ(count(code(built), "dnnl_kernel_dense(&"), 2u);
+}
+
+// A batch of matrices times a constant matrix (a transformer's projections), with a bias
+// and a residual: an inner product whose weights are read as [in, out].
+TEST_F(DnnlTest, MatmulByAConstantIsAnInnerProduct) {
+  auto m = model([&](Function& main, ModelBuilder& mb) {
+    Builder& b = mb.builder();
+    Value* x = main.add_param(TensorType{DType::f32, {2, 5, 40}}, "x");
+    Value* r = main.add_param(TensorType{DType::f32, {2, 5, 24}}, "r");
+    Value* y = b.value("nn.matmul", {x, b.constant(test::random_tensor({40, 24}, 11))});
+    y = b.value("add", {b.constant(test::random_tensor({24}, 12)), y});
+    main.set_outputs({b.value("nn.relu", {b.value("add", {y, r})})});
+  });
+  build::HostBuild built = check(*m, {"dnnl"});
+  EXPECT_EQ(functions_on(built, "c"), 0u);
+  EXPECT_EQ(count(code(built), "dnnl_kernel_dense(&"), 1u);
+}
+
+// Max and average poolings (ceil mode, padding counted or not, global) and softmaxes over
+// the innermost axis: each a call of dnnl.
+TEST_F(DnnlTest, PoolingsAndSoftmaxes) {
+  struct Case {
+    std::string op;
+    AttrMap attrs;
+  };
+  using test::make_attrs;
+  std::vector<Case> cases = {
+      {"nn.max_pool2d",
+       make_attrs(
+           {{"pool_size", Ints{3, 3}}, {"strides", Ints{2, 2}}, {"padding", Ints{1, 1, 1, 1}}})},
+      {"nn.max_pool2d",
+       make_attrs(
+           {{"pool_size", Ints{2, 2}}, {"strides", Ints{2, 2}}, {"ceil_mode", std::int64_t{1}}})},
+      {"nn.avg_pool2d", make_attrs({{"pool_size", Ints{3, 3}}, {"padding", Ints{1, 1, 1, 1}}})},
+      {"nn.avg_pool2d", make_attrs({{"pool_size", Ints{3, 3}},
+                                    {"strides", Ints{2, 2}},
+                                    {"padding", Ints{1, 1, 1, 1}},
+                                    {"count_include_pad", std::int64_t{1}}})},
+      {"nn.avg_pool2d",
+       make_attrs(
+           {{"pool_size", Ints{2, 2}}, {"strides", Ints{2, 2}}, {"ceil_mode", std::int64_t{1}}})},
+      {"nn.global_avg_pool", {}},
+      {"nn.global_max_pool", {}},
+      {"nn.softmax", make_attrs({{"axis", std::int64_t{-1}}})},
+      {"nn.log_softmax", make_attrs({{"axis", std::int64_t{3}}})},
+  };
+  for (const Case& c : cases) {
+    SCOPED_TRACE(c.op);
+    auto m = model([&](Function& main, ModelBuilder& mb) {
+      Value* x = main.add_param(TensorType{DType::f32, {2, 8, 7, 7}}, "x");
+      main.set_outputs({mb.builder().value(c.op, {x}, c.attrs)});
+    });
+    build::HostBuild built = check(*m, {"dnnl"});
+    EXPECT_EQ(functions_on(built, "c"), 0u);
+    EXPECT_EQ(functions_on(built, "dnnl"), 1u);
+  }
+}
+
+// oneDNN 2.6 has only its reference softmax over an axis with others inside it: the
+// predicate says so, and the host runs it.
+TEST_F(DnnlTest, WhereOneDnnWouldRunItsReferenceTheHostRuns) {
+  auto m = model([&](Function& main, ModelBuilder& mb) {
+    Value* x = main.add_param(TensorType{DType::f32, {2, 8, 7, 7}}, "x");
+    main.set_outputs(
+        {mb.builder().value("nn.softmax", {x}, test::make_attrs({{"axis", std::int64_t{1}}}))});
+  });
+  NodeRecord record = record_of(*copy(*m), "nn.softmax");
+  EXPECT_EQ(record.target, "");
+  ASSERT_EQ(record.rejections.size(), 1u);
+  EXPECT_EQ(record.rejections[0].detail,
+            "dnnl.softmax: oneDNN would run its slow reference implementation (ref:any)");
+  EXPECT_EQ(functions_on(check(*m, {"dnnl"}), "dnnl"), 0u);
+}
+
+// With vanilla first, vanilla takes the convolutions it computes and dnnl the depthwise one.
+TEST_F(DnnlTest, BesideVanillaTheEarlierTargetWins) {
+  auto m = model([&](Function& main, ModelBuilder& mb) {
+    main.set_outputs({mb.mobilenet(main.add_param(TensorType{DType::f32, {1, 3, 16, 16}}, "x"))});
+  });
+  build::HostBuild built = check(*m, {"vanilla", "dnnl"});
+  std::string text = code(built);
+  // dnnl: the depthwise convolution, and the global pool at the end.
+  EXPECT_EQ(functions_on(built, "vanilla"), 2u);
+  EXPECT_EQ(functions_on(built, "dnnl"), 2u);
+  EXPECT_EQ(count(text, "dnnl_kernel_conv(&"), 1u);
+}
+
+// Two executors of one program: each makes its own primitives, and both give the result.
+TEST_F(DnnlTest, TwoExecutorsOfOneProgramEachHaveTheirOwnPrimitives) {
+  auto m = model([&](Function& main, ModelBuilder& mb) {
+    main.set_outputs({mb.resnet(main.add_param(TensorType{DType::f32, {1, 3, 8, 8}}, "x"))});
+  });
+  std::vector<TensorPtr> inputs = random_inputs(*m->find_function("main"), 3);
+  auto expected = interpret(*m, inputs);
+  ASSERT_TRUE(expected.ok()) << expected.error().message();
+  auto built = build::build(*m, {"dnnl"}, options());
+  ASSERT_TRUE(built.ok()) << built.error().message();
+  runtime::Executor first(built->program), second(built->program);
+  for (runtime::Executor* executor : {&first, &second, &first}) {
+    auto outputs = executor->run(inputs);
+    ASSERT_TRUE(outputs.ok()) << outputs.error().message();
+    EXPECT_TRUE(compare_tensors(*(*outputs)[0], *(*expected)[0], 1e-4, 1e-5).ok());
+  }
+}
+
+TEST_F(DnnlTest, ClaimsAConvolutionWithItsEpilogue) {
+  auto m = model([&](Function& main, ModelBuilder& mb) {
+    main.set_outputs({mb.conv(main.add_param(TensorType{DType::f32, {1, 4, 8, 8}}, "x"),
+                              {.out_channels = 8, .bias_add = true, .activation = "clip"})});
+  });
+  NodeRecord record = record_of(*m, "nn.conv2d");
+  EXPECT_EQ(record.target, "dnnl");
+  EXPECT_EQ(record.composite, "dnnl.conv");
+}
+
+TEST_F(DnnlTest, OtherDtypesAreRejectedWithTheReason) {
+  auto m = model([&](Function& main, ModelBuilder& mb) {
+    main.set_outputs(
+        {mb.conv(main.add_param(TensorType{DType::f16, {1, 4, 8, 8}}, "x"), {.out_channels = 8})});
+  });
+  NodeRecord record = record_of(*m, "nn.conv2d");
+  EXPECT_EQ(record.target, "");
+  ASSERT_EQ(record.rejections.size(), 1u);
+  EXPECT_EQ(record.rejections[0].detail,
+            "dnnl.conv: f16 operands are not supported; the backend computes f32");
+}
+
+TEST_F(DnnlTest, WinogradIsAutoOnOrOff) {
+  auto parsed = build::parse_targets(ctx, {"dnnl --winograd=maybe"});
+  ASSERT_FALSE(parsed.ok());
+  EXPECT_NE(parsed.error().message().find("winograd must be auto, on or off, not 'maybe'"),
+            std::string::npos)
+      << parsed.error().message();
+}
+
+}  // namespace
+}  // namespace uma::backends::dnnl
