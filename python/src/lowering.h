@@ -1,0 +1,18 @@
+// Composite lowering from Python (lowering.cc): loop-IR expressions, the extern call a
+// composite becomes, and the view of one call of a composite a lowering reads.
+#pragma once
+
+#include "bindings.h"
+#include "uma/lower/composite_lowering.h"
+
+namespace uma::python {
+
+// uma.Expr: a loop-IR expression (an address, an immediate).
+struct PyExpr {
+  tir::Expr expr;
+};
+
+// The call a Python lowering returned: a uma.ExternCall.
+Expected<lower::ExternCall> extern_call_of(const Callable& callback, const py::object& result);
+
+}  // namespace uma::python

@@ -1,0 +1,16 @@
+"""uma from Python: load a model, partition and build it for targets, run it on numpy arrays,
+and write backends in Python (docs/python.md)."""
+
+try:
+    from . import _uma  # the extension module, next to this file
+except ImportError:
+    import _uma  # built into build/python/uma-python
+
+__all__ = [
+    "Backend", "CompositeCall", "Compiled", "Error", "Expr", "ExternCall", "Function", "Match",
+    "Module", "Node", "PartitionReport", "Pattern", "PrimFunc", "Target", "Value", "alt",
+    "backends", "build", "const", "dominates", "interpret", "is_constant", "is_input", "is_op",
+    "is_tuple_get_item", "load", "optional", "parse", "partition", "register_backend",
+    "target_kinds", "wildcard"
+]
+globals().update({name: getattr(_uma, name) for name in __all__})
