@@ -74,10 +74,6 @@ TirPhase tir_phase(const std::string& name) {
   raise(make_error("unknown loop-IR phase '{}'; expected TIR_PHASE_0 to TIR_PHASE_3", name));
 }
 
-std::string type_name(const py::object& value) {
-  return py::str(py::type::of(value).attr("__name__")).cast<std::string>();
-}
-
 void declare(py::class_<BackendDeclaration>& c) {
   using D = BackendDeclaration;
   c.def("add_string_attr", [](D& d, std::string name, std::string value, std::string help) {
@@ -92,7 +88,7 @@ void declare(py::class_<BackendDeclaration>& c) {
       .def("set_target_check", [](D& d, py::function check) {
         Callable callback(std::move(check), d.callback("the target check"));
         d.backend().set_target_check([callback](const Target& target) {
-          return reason_or_none(callback, callback(target));
+          return call_predicate(callback, target);
         });
       }, "check(target) returns None, or what is wrong with the target's attributes")
       .def("add_pattern", [](D& d, std::string name, const PyPattern& pattern, py::object predicate) {
@@ -101,7 +97,7 @@ void declare(py::class_<BackendDeclaration>& c) {
           Callable callback(std::move(predicate),
                             d.callback(fmt::format("the predicate of pattern '{}'", name)));
           check = [callback](const Match& match, const Target& target) {
-            return reason_or_none(callback, callback(py::cast(&match, py::return_value_policy::reference), target));
+            return call_predicate(callback, &match, target);
           };
         }
         d.backend().add_pattern(std::move(name), pattern.pattern, std::move(check));
@@ -110,7 +106,7 @@ void declare(py::class_<BackendDeclaration>& c) {
       .def("set_op_support", [](D& d, py::function supports) {
         Callable callback(std::move(supports), d.callback("the op support"));
         d.backend().set_op_support([callback](const Node& node, const Target& target) {
-          return reason_or_none(callback, callback(py::cast(&node, py::return_value_policy::reference), target));
+          return call_predicate(callback, &node, target);
         });
       }, "supports(node, target) returns None when the target runs the node alone, else why not")
       .def("add_composite_lowering", [](D& d, std::string pattern, py::function lower) {
@@ -120,24 +116,21 @@ void declare(py::class_<BackendDeclaration>& c) {
             std::move(pattern),
             [callback](const lower::CompositeOperands& operands, const Target& target)
                 -> Expected<lower::ExternCall> {
-              Expected<py::object> result =
-                  callback(py::cast(&operands, py::return_value_policy::reference), target);
-              if (!result.ok()) return result.error();
-              return extern_call_of(callback, *result);
+              return callback.call<lower::ExternCall>(
+                  [&](py::handle result) { return extern_call_of(callback, result); }, &operands,
+                  target);
             });
       }, "lower(call, target) returns the uma.ExternCall one call of the composite becomes")
       .def("add_graph_pass", [](D& d, const std::string& phase, std::string name, py::function pass) {
         Callable callback(std::move(pass), d.callback(fmt::format("the graph pass '{}'", name)));
         d.backend().add_graph_pass(graph_phase(phase), std::move(name),
                                    [callback](Module& module, const Target& target) -> Expected<bool> {
-          Expected<py::object> result =
-              callback(py::cast(&module, py::return_value_policy::reference), target);
-          if (!result.ok()) return result.error();
-          py::gil_scoped_acquire gil;
-          if (!py::isinstance<py::bool_>(*result))
-            return callback.wrong_result(fmt::format("{}, not a bool (whether it changed the module)",
-                                                     type_name(*result)));
-          return result->cast<bool>();
+          return callback.call<bool>([&](py::handle result) -> Expected<bool> {
+            if (!py::isinstance<py::bool_>(result))
+              return callback.wrong_result(fmt::format(
+                  "{}, not a bool (whether it changed the module)", type_name(result)));
+            return result.cast<bool>();
+          }, &module, target);
         });
       }, py::arg("phase"), py::arg("name"), py::arg("run"),
          "run(module, target) at PRE_PARTITIONING, POST_PARTITIONING_0 or "
@@ -150,13 +143,13 @@ void declare(py::class_<BackendDeclaration>& c) {
         d.backend().add_tir_pass(tir_phase(phase), std::move(name),
                                  [callback](const tir::PrimFunc& func, const Target& target)
                                      -> Expected<tir::PrimFunc> {
-          Expected<py::object> result = callback(func, target);
-          if (!result.ok()) return result.error();
-          py::gil_scoped_acquire gil;
-          if (result->is_none()) return func;
-          if (!py::isinstance<tir::PrimFunc>(*result))
-            return callback.wrong_result(fmt::format("{}, not a uma.PrimFunc or None", type_name(*result)));
-          return result->cast<tir::PrimFunc>();
+          return callback.call<tir::PrimFunc>([&](py::handle result) -> Expected<tir::PrimFunc> {
+            if (result.is_none()) return func;
+            if (!py::isinstance<tir::PrimFunc>(result))
+              return callback.wrong_result(
+                  fmt::format("{}, not a uma.PrimFunc or None", type_name(result)));
+            return result.cast<tir::PrimFunc>();
+          }, func, target);
         });
       }, py::arg("phase"), py::arg("name"), py::arg("run"),
          "run(func, target) at TIR_PHASE_0..3 returns the function changed, or None")

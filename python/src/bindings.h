@@ -29,6 +29,11 @@ class PythonError : public std::runtime_error {
   using std::runtime_error::runtime_error;
 };
 
+// The name of an object's type, for messages.
+inline std::string type_name(py::handle object) {
+  return py::str(py::type::of(object).attr("__name__")).cast<std::string>();
+}
+
 [[noreturn]] inline void raise(const Error& error) { throw PythonError(error.message()); }
 inline void check(const Status& status) {
   if (!status.ok()) raise(status.error());
@@ -46,14 +51,16 @@ class Callable {
  public:
   // `what` names the callback in errors: "backend 'my_npu': the predicate of pattern 'conv2d'".
   Callable(py::object function, std::string what);
-  // Calls the function with the GIL held. A Python exception becomes an Error naming the
-  // callback and holding the traceback; it is also recorded in the calling thread's failure
-  // sink, if any (see FailureSink).
-  template <typename... Args>
-  Expected<py::object> operator()(Args&&... args) const {
+  // Calls the function with the GIL held, on `args` cast to Python (pointers as references
+  // to the compiler's objects, the rest copied), and `convert`s its result while the GIL is
+  // still held. A Python exception becomes an Error naming the callback and holding the
+  // traceback; it is also recorded in the calling thread's failure sink, if any (see
+  // FailureSink).
+  template <typename R, typename Convert, typename... Args>
+  Expected<R> call(Convert&& convert, const Args&... args) const {
     py::gil_scoped_acquire gil;
     try {
-      return (*state_->function)(std::forward<Args>(args)...);
+      return convert(py::handle((*state_->function)(args...)));
     } catch (py::error_already_set& e) {
       return failed(e);
     }

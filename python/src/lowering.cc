@@ -18,7 +18,7 @@ tir::Expr expr_from(py::handle value) {
   if (py::isinstance<py::int_>(value)) return tir::Expr(value.cast<std::int64_t>());
   if (py::isinstance<py::float_>(value)) return tir::Expr(value.cast<double>());
   raise(make_error("an extern call's argument must be a uma.Expr, int or float, not {}",
-                   py::str(py::type::of(value).attr("__name__")).cast<std::string>()));
+                   type_name(value)));
 }
 
 DType dtype_from(const std::string& name) {
@@ -29,11 +29,9 @@ DType dtype_from(const std::string& name) {
 
 }  // namespace
 
-Expected<lower::ExternCall> extern_call_of(const Callable& callback, const py::object& result) {
-  py::gil_scoped_acquire gil;
+Expected<lower::ExternCall> extern_call_of(const Callable& callback, py::handle result) {
   if (!py::isinstance<lower::ExternCall>(result))
-    return callback.wrong_result(fmt::format(
-        "{}, not a uma.ExternCall", py::str(py::type::of(result).attr("__name__")).cast<std::string>()));
+    return callback.wrong_result(fmt::format("{}, not a uma.ExternCall", type_name(result)));
   return result.cast<lower::ExternCall>();
 }
 

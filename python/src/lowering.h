@@ -12,7 +12,7 @@ struct PyExpr {
   tir::Expr expr;
 };
 
-// The call a Python lowering returned: a uma.ExternCall.
-Expected<lower::ExternCall> extern_call_of(const Callable& callback, const py::object& result);
+// The call a Python lowering returned, which must be a uma.ExternCall (with the GIL held).
+Expected<lower::ExternCall> extern_call_of(const Callable& callback, py::handle result);
 
 }  // namespace uma::python

@@ -35,8 +35,10 @@ std::function<bool(const T&)> test_of(py::function test, std::string what,
   Callable callable(std::move(test), std::move(what));
   return [callable, convert](const T& value) {
     py::gil_scoped_acquire gil;
-    Expected<py::object> result = callable(convert(value));
-    return result.ok() && PyObject_IsTrue(result->ptr()) == 1;
+    py::object argument = convert(value);
+    Expected<bool> result = callable.call<bool>(
+        [](py::handle r) -> Expected<bool> { return PyObject_IsTrue(r.ptr()) == 1; }, argument);
+    return result.ok() && *result;
   };
 }
 
@@ -52,16 +54,6 @@ py::object attribute_object(const Attribute& attribute) {
 }
 
 }  // namespace
-
-Status reason_or_none(const Callable& callback, const Expected<py::object>& result) {
-  if (!result.ok()) return result.error();
-  py::gil_scoped_acquire gil;
-  if (result->is_none()) return Status::success();
-  if (py::isinstance<py::str>(*result)) return make_error("{}", result->cast<std::string>());
-  return callback.wrong_result(fmt::format(
-      "{}, not None (accept) or a str (the reason to reject)",
-      py::str(py::type::of(*result).attr("__name__")).cast<std::string>()));
-}
 
 void bind_pattern(py::module_& m) {
   auto ref = py::return_value_policy::reference;
