@@ -19,7 +19,7 @@ std::vector<std::string> target_texts(const py::iterable& targets) {
   std::vector<std::string> texts;
   for (py::handle target : targets)
     texts.push_back(py::isinstance<py::str>(target) ? target.cast<std::string>()
-                                                     : target.cast<const Target&>().str());
+                                                    : target.cast<const Target&>().str());
   return texts;
 }
 
@@ -55,8 +55,10 @@ class Compiled {
  public:
   Compiled(build::HostBuild built, std::unique_ptr<runtime::Executor> executor,
            std::vector<std::string> input_names, std::shared_ptr<PartitionReport> report)
-      : built_(std::move(built)), executor_(std::move(executor)),
-        input_names_(std::move(input_names)), report_(std::move(report)) {}
+      : built_(std::move(built)),
+        executor_(std::move(executor)),
+        input_names_(std::move(input_names)),
+        report_(std::move(report)) {}
 
   py::list run(const py::args& args, const py::kwargs& kwargs) {
     const runtime::HostProgram& program = executor_->program();
@@ -131,8 +133,7 @@ std::unique_ptr<Compiled> build_model(Module& module, const py::iterable& target
   return without_gil([&] {
     build::BuildTargets parsed = unwrap(build::parse_targets(module.context(), texts));
     build::HostBuild built = unwrap(build::build(module, parsed, options));
-    std::unique_ptr<runtime::Executor> executor =
-        unwrap(runtime::Executor::create(built.program));
+    std::unique_ptr<runtime::Executor> executor = unwrap(runtime::Executor::create(built.program));
     return std::make_unique<Compiled>(std::move(built), std::move(executor), std::move(names),
                                       std::move(report));
   });
@@ -143,20 +144,25 @@ std::unique_ptr<Compiled> build_model(Module& module, const py::iterable& target
 void bind_compile(py::module_& m) {
   py::class_<PartitionReport, std::shared_ptr<PartitionReport>>(m, "PartitionReport")
       .def_property_readonly("targets", &PartitionReport::targets)
-      .def_property_readonly("records", [](const PartitionReport& report) {
-        py::list records;
-        for (const NodeRecord& record : report.records()) records.append(record_dict(record));
-        return records;
-      }, "Every node of the host function before partitioning: its target, composite, "
-         "region, cost and each other target's reason to reject it")
-      .def_property_readonly("summary", [](const PartitionReport& report) {
-        py::list rows;
-        for (const TargetSummary& s : report.summary())
-          rows.append(py::dict(py::arg("target") = s.target, py::arg("nodes") = s.nodes,
-                               py::arg("regions") = s.regions, py::arg("macs") = s.macs,
-                               py::arg("bytes") = s.bytes));
-        return rows;
-      })
+      .def_property_readonly(
+          "records",
+          [](const PartitionReport& report) {
+            py::list records;
+            for (const NodeRecord& record : report.records()) records.append(record_dict(record));
+            return records;
+          },
+          "Every node of the host function before partitioning: its target, composite, "
+          "region, cost and each other target's reason to reject it")
+      .def_property_readonly(
+          "summary",
+          [](const PartitionReport& report) {
+            py::list rows;
+            for (const TargetSummary& s : report.summary())
+              rows.append(py::dict(py::arg("target") = s.target, py::arg("nodes") = s.nodes,
+                                   py::arg("regions") = s.regions, py::arg("macs") = s.macs,
+                                   py::arg("bytes") = s.bytes));
+            return rows;
+          })
       .def("to_json", &PartitionReport::to_json)
       .def("to_table", &PartitionReport::to_table)
       .def("to_dot", &PartitionReport::to_dot)
@@ -167,16 +173,24 @@ void bind_compile(py::module_& m) {
            "Runs the model: inputs positional in order or by name, numpy arrays of the "
            "model's dtypes and shapes (used in place when C-contiguous); a list of arrays")
       .def_property_readonly("inputs", &Compiled::input_names)
-      .def_property_readonly("functions", [](const Compiled& c) {
-        std::vector<std::pair<std::string, std::string>> functions;
-        for (const build::BuiltFunction& f : c.built().built) functions.emplace_back(f.name, f.target);
-        return functions;
-      }, "(function, target) of each generated function, in order of first call")
-      .def_property_readonly("c_sources", [](const Compiled& c) {
-        std::vector<std::pair<std::string, std::string>> files;
-        for (const runtime::CSourceFile& f : c.built().sources) files.emplace_back(f.name, f.code);
-        return files;
-      }, "(name, code) of each C file of the build")
+      .def_property_readonly(
+          "functions",
+          [](const Compiled& c) {
+            std::vector<std::pair<std::string, std::string>> functions;
+            for (const build::BuiltFunction& f : c.built().built)
+              functions.emplace_back(f.name, f.target);
+            return functions;
+          },
+          "(function, target) of each generated function, in order of first call")
+      .def_property_readonly(
+          "c_sources",
+          [](const Compiled& c) {
+            std::vector<std::pair<std::string, std::string>> files;
+            for (const runtime::CSourceFile& f : c.built().sources)
+              files.emplace_back(f.name, f.code);
+            return files;
+          },
+          "(name, code) of each C file of the build")
       .def_property_readonly("report", &Compiled::report, "The partition report");
 
   m.def("partition", &partition, py::arg("module"), py::arg("targets"),

@@ -78,8 +78,8 @@ std::string value_label(const Value& value) {
   if (value.is_param())
     return fmt::format("<uma.Value parameter {} '{}': {}>", value.index(), value.name(),
                        to_string(value.type()));
-  return fmt::format("<uma.Value result {} of {}: {}>", value.index(),
-                     value.producer()->location(), to_string(value.type()));
+  return fmt::format("<uma.Value result {} of {}: {}>", value.index(), value.producer()->location(),
+                     to_string(value.type()));
 }
 
 py::object dtype_of(const Value& value) {
@@ -93,49 +93,57 @@ void bind_graph(py::module_& m) {
   auto ref = py::return_value_policy::reference_internal;
   py::class_<Module>(m, "Module")
       .def("__str__", [](const Module& module) { return to_string(module); })
-      .def("__repr__", [](const Module& module) {
-        return fmt::format("<uma.Module '{}' with {} function(s)>", module.name(),
-                           module.num_functions());
-      })
+      .def("__repr__",
+           [](const Module& module) {
+             return fmt::format("<uma.Module '{}' with {} function(s)>", module.name(),
+                                module.num_functions());
+           })
       .def_property_readonly("name", &Module::name)
       .def_property_readonly("functions", &Module::functions, ref)
       .def_property_readonly("main", &main_function, ref)
-      .def("function", [](const Module& module, const std::string& name) {
-        Function* function = module.find_function(name);
-        if (function == nullptr) raise(make_error("module '{}' has no @{}", module.name(), name));
-        return function;
-      }, ref)
-      .def("verify", [](const Module& module) { check(verify(module)); })
-      .def("copy", [](const Module& module) {
-        return unwrap(parse_module(context(), to_string(module), module.name()));
-      }, "A deep copy (printed and parsed back)");
+      .def(
+          "function",
+          [](const Module& module, const std::string& name) {
+            Function* function = module.find_function(name);
+            if (function == nullptr)
+              raise(make_error("module '{}' has no @{}", module.name(), name));
+            return function;
+          },
+          ref)
+      .def("verify", [](const Module& module) { check(verify(module)); });
 
   py::class_<Function>(m, "Function")
-      .def("__repr__", [](const Function& function) {
-        return fmt::format("<uma.Function @{}: {} node(s)>", function.name(), function.num_nodes());
-      })
+      .def("__repr__",
+           [](const Function& function) {
+             return fmt::format("<uma.Function @{}: {} node(s)>", function.name(),
+                                function.num_nodes());
+           })
       .def_property_readonly("name", &Function::name)
       .def_property_readonly("attrs", [](const Function& f) { return attributes(f.attrs()); })
       .def_property_readonly("params", &Function::params, ref)
       .def_property_readonly("outputs", &Function::outputs, ref)
       .def_property_readonly("nodes", &Function::node_list, ref)
-      .def("insert", [](Function& function, const std::string& op, std::vector<Value*> operands,
-                        const py::dict& attrs, Node* before, const std::string& name) {
-        AttrMap map;
-        for (auto [key, value] : attrs) map.set(key.cast<std::string>(), attribute_from(value));
-        Rewriter rewriter(function);
-        rewriter.set_insertion_point(before);
-        return unwrap(rewriter.try_create(op, std::move(operands), std::move(map), name));
-      }, py::arg("op"), py::arg("operands"), py::arg("attrs") = py::dict(),
-         py::arg("before") = nullptr, py::arg("name") = "", ref,
-         "A new node of `op` before `before` (at the end when None), checked against the op's "
-         "schema, its types inferred")
-      .def("replace_all_uses", [](Function& function, Value* from, Value* to) {
-        if (!(from->type() == to->type()))
-          raise(make_error("@{}: cannot replace a value of type {} by one of type {}",
-                           function.name(), to_string(from->type()), to_string(to->type())));
-        Rewriter(function).replace_all_uses(from, to);
-      })
+      .def(
+          "insert",
+          [](Function& function, const std::string& op, std::vector<Value*> operands,
+             const py::dict& attrs, Node* before, const std::string& name) {
+            AttrMap map;
+            for (auto [key, value] : attrs) map.set(key.cast<std::string>(), attribute_from(value));
+            Rewriter rewriter(function);
+            rewriter.set_insertion_point(before);
+            return unwrap(rewriter.try_create(op, std::move(operands), std::move(map), name));
+          },
+          py::arg("op"), py::arg("operands"), py::arg("attrs") = py::dict(),
+          py::arg("before") = nullptr, py::arg("name") = "", ref,
+          "A new node of `op` before `before` (at the end when None), checked against the op's "
+          "schema, its types inferred")
+      .def("replace_all_uses",
+           [](Function& function, Value* from, Value* to) {
+             if (!(from->type() == to->type()))
+               raise(make_error("@{}: cannot replace a value of type {} by one of type {}",
+                                function.name(), to_string(from->type()), to_string(to->type())));
+             Rewriter(function).replace_all_uses(from, to);
+           })
       .def("erase", [](Function& function, Node* node) {
         for (const Value* result : node->results())
           if (result->has_uses())
@@ -145,20 +153,23 @@ void bind_graph(py::module_& m) {
       });
 
   py::class_<Node>(m, "Node")
-      .def("__repr__", [](const Node& node) {
-        return fmt::format("<uma.Node {} ({})>", node.location(), node.op_name());
-      })
+      .def("__repr__",
+           [](const Node& node) {
+             return fmt::format("<uma.Node {} ({})>", node.location(), node.op_name());
+           })
       .def_property_readonly("op", &Node::op_name)
       .def_property_readonly("name", &Node::name)
       .def_property_readonly("location", [](const Node& node) { return node.location(); })
       .def_property_readonly("attrs", [](const Node& node) { return attributes(node.attrs()); })
       .def_property_readonly("operands", &Node::operands, ref)
       .def_property_readonly("results", &Node::results, ref)
-      .def_property_readonly("result", [](const Node& node) { return node.result(); }, ref)
+      .def_property_readonly(
+          "result", [](const Node& node) { return node.result(); }, ref)
       .def_property_readonly("callee", &Node::callee, ref)
       .def("set_operand", [](Node& node, std::size_t i, Value* value) {
         if (i >= node.num_operands())
-          raise(make_error("{} has {} operand(s), not {}", node.location(), node.num_operands(), i + 1));
+          raise(make_error("{} has {} operand(s), not {}", node.location(), node.num_operands(),
+                           i + 1));
         node.set_operand(i, value);
       });
 
@@ -167,25 +178,32 @@ void bind_graph(py::module_& m) {
       .def_property_readonly("name", &Value::name)
       .def_property_readonly("type", [](const Value& value) { return to_string(value.type()); })
       .def_property_readonly("dtype", &dtype_of)
-      .def_property_readonly("shape", [](const Value& value) -> py::object {
-        if (!value.type().is_tensor()) return py::none();
-        return py::tuple(py::cast(value.tensor_type().shape));
-      })
+      .def_property_readonly("shape",
+                             [](const Value& value) -> py::object {
+                               if (!value.type().is_tensor()) return py::none();
+                               return py::tuple(py::cast(value.tensor_type().shape));
+                             })
       .def_property_readonly("producer", &Value::producer, ref)
       .def_property_readonly("is_param", &Value::is_param)
-      .def_property_readonly("users", [](const Value& value) {
-        std::vector<Node*> users;
-        for (const Use& use : value.uses()) users.push_back(use.user);
-        return users;
-      }, ref);
+      .def_property_readonly(
+          "users",
+          [](const Value& value) {
+            std::vector<Node*> users;
+            for (const Use& use : value.uses()) users.push_back(use.user);
+            return users;
+          },
+          ref);
 
   m.def("load", &load, py::arg("path"),
         py::arg("input_shapes") = std::map<std::string, std::vector<std::int64_t>>{},
         "A model from an ONNX file (input_shapes: {name: shape} for its symbolic dimensions) "
         "or graph IR text, verified");
-  m.def("parse", [](const std::string& text, const std::string& name) {
-    return unwrap(parse_module(context(), text, name));
-  }, py::arg("text"), py::arg("name") = "<string>", "A module from graph IR text");
+  m.def(
+      "parse",
+      [](const std::string& text, const std::string& name) {
+        return unwrap(parse_module(context(), text, name));
+      },
+      py::arg("text"), py::arg("name") = "<string>", "A module from graph IR text");
 }
 
 }  // namespace uma::python

@@ -40,14 +40,19 @@ void bind_lowering(py::module_& m) {
   py::class_<PyExpr>(m, "Expr")
       .def("__str__", [](const PyExpr& e) { return tir::to_string(e.expr); })
       .def("__repr__", [](const PyExpr& e) { return "<uma.Expr " + tir::to_string(e.expr) + ">"; })
-      .def_property_readonly("dtype", [](const PyExpr& e) { return tir::to_string(e.expr.type()); });
-  m.def("const", [](const std::string& dtype, double value) {
-    return PyExpr{lower::constant(dtype_from(dtype), value)};
-  }, py::arg("dtype"), py::arg("value"), "An immediate of `dtype`: uma.const(\"f32\", 0.5)");
+      .def_property_readonly("dtype",
+                             [](const PyExpr& e) { return tir::to_string(e.expr.type()); });
+  m.def(
+      "const",
+      [](const std::string& dtype, double value) {
+        return PyExpr{lower::constant(dtype_from(dtype), value)};
+      },
+      py::arg("dtype"), py::arg("value"), "An immediate of `dtype`: uma.const(\"f32\", 0.5)");
 
   py::class_<lower::ExternCall>(m, "ExternCall")
       .def(py::init([](std::string name, const py::list& args, const std::string& dtype) {
-             lower::ExternCall call{.name = std::move(name), .type = tir::DataType::scalar(dtype_from(dtype))};
+             lower::ExternCall call{.name = std::move(name),
+                                    .type = tir::DataType::scalar(dtype_from(dtype))};
              for (py::handle arg : args) call.args.push_back(expr_from(arg));
              return call;
            }),
@@ -57,7 +62,8 @@ void bind_lowering(py::module_& m) {
       .def_readonly("name", &lower::ExternCall::name)
       .def("__str__", [](const lower::ExternCall& call) {
         std::string args;
-        for (const tir::Expr& arg : call.args) args += (args.empty() ? "" : ", ") + tir::to_string(arg);
+        for (const tir::Expr& arg : call.args)
+          args += (args.empty() ? "" : ", ") + tir::to_string(arg);
         return fmt::format("{}({})", call.name, args);
       });
 
@@ -66,14 +72,20 @@ void bind_lowering(py::module_& m) {
       .def_property_readonly("composite", &lower::CompositeOperands::composite, ref)
       .def("find", &lower::CompositeOperands::find, ref,
            "The first node of `op` in the composite, or None")
-      .def("address", [](const lower::CompositeOperands& operands, const Value* value) {
-        if (value == nullptr) raise(make_error("address of None; use address_or_null"));
-        return PyExpr{unwrap(operands.address(*value))};
-      }, "&buffer[0, ...] of a value the call reads or writes: its operands, the constants "
-         "inside it, its outputs")
-      .def("address_or_null", [](const lower::CompositeOperands& operands, const Value* value) {
-        return PyExpr{unwrap(operands.address_or_null(value))};
-      }, py::arg("value").none(true), "address(value), or a null pointer when value is None");
+      .def(
+          "address",
+          [](const lower::CompositeOperands& operands, const Value* value) {
+            if (value == nullptr) raise(make_error("address of None; use address_or_null"));
+            return PyExpr{unwrap(operands.address(*value))};
+          },
+          "&buffer[0, ...] of a value the call reads or writes: its operands, the constants "
+          "inside it, its outputs")
+      .def(
+          "address_or_null",
+          [](const lower::CompositeOperands& operands, const Value* value) {
+            return PyExpr{unwrap(operands.address_or_null(value))};
+          },
+          py::arg("value").none(true), "address(value), or a null pointer when value is None");
 
   py::class_<tir::PrimFunc>(m, "PrimFunc")
       .def_readonly("name", &tir::PrimFunc::name)

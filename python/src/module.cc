@@ -67,8 +67,9 @@ void FailureSink::check() const {
 }
 
 PYBIND11_MODULE(_uma, m) {
-  m.doc() = "uma, a deep-learning compiler: load, partition, build and run models, and write "
-            "backends in Python";
+  m.doc() =
+      "uma, a deep-learning compiler: load, partition, build and run models, and write "
+      "backends in Python";
   py::register_exception<PythonError>(m, "Error");
   bind_graph(m);
   bind_target(m);

@@ -15,25 +15,38 @@ namespace {
 // numpy's type characters of uma's dtypes; bf16 has none.
 const char* numpy_name(DType dtype) {
   switch (dtype) {
-    case DType::f32: return "float32";
-    case DType::f16: return "float16";
-    case DType::f64: return "float64";
-    case DType::i8: return "int8";
-    case DType::i16: return "int16";
-    case DType::i32: return "int32";
-    case DType::i64: return "int64";
-    case DType::u8: return "uint8";
-    case DType::u16: return "uint16";
-    case DType::u32: return "uint32";
-    case DType::u64: return "uint64";
-    case DType::boolean: return "bool";
-    case DType::bf16: return nullptr;
+    case DType::f32:
+      return "float32";
+    case DType::f16:
+      return "float16";
+    case DType::f64:
+      return "float64";
+    case DType::i8:
+      return "int8";
+    case DType::i16:
+      return "int16";
+    case DType::i32:
+      return "int32";
+    case DType::i64:
+      return "int64";
+    case DType::u8:
+      return "uint8";
+    case DType::u16:
+      return "uint16";
+    case DType::u32:
+      return "uint32";
+    case DType::u64:
+      return "uint64";
+    case DType::boolean:
+      return "bool";
+    case DType::bf16:
+      return nullptr;
   }
   return nullptr;
 }
 
 std::optional<DType> uma_dtype(const py::dtype& dtype) {
-#define UMA_PYTHON_DTYPE(e, name, type, bytes, kind)                                  \
+#define UMA_PYTHON_DTYPE(e, name, type, bytes, kind)                                            \
   if (const char* numpy = numpy_name(DType::e); numpy != nullptr && dtype.is(py::dtype(numpy))) \
     return DType::e;
   UMA_FOR_EACH_DTYPE(UMA_PYTHON_DTYPE)
@@ -79,7 +92,8 @@ py::dtype numpy_dtype(DType dtype, std::string_view what) {
 
 py::array tensor_to_numpy(const Tensor& tensor) {
   py::array array(numpy_dtype(tensor.dtype(), "a tensor"), tensor.shape());
-  if (!tensor.has_data()) raise(make_error("a tensor of {} has no data", to_string(Type(tensor.type()))));
+  if (!tensor.has_data())
+    raise(make_error("a tensor of {} has no data", to_string(Type(tensor.type()))));
   std::memcpy(array.mutable_data(), tensor.bytes().data(), tensor.bytes().size());
   return array;
 }
@@ -88,7 +102,8 @@ std::shared_ptr<Tensor> tensor_from_numpy(py::handle value, std::string_view wha
   py::array array = py::array::ensure(value, py::array::c_style);
   if (!array) raise(make_error("{}: not an array", what));
   std::optional<DType> dtype = uma_dtype(array.dtype());
-  if (!dtype) raise(make_error("{}: numpy dtype {} has no uma dtype", what, numpy_text(array.dtype())));
+  if (!dtype)
+    raise(make_error("{}: numpy dtype {} has no uma dtype", what, numpy_text(array.dtype())));
   Shape shape(array.shape(), array.shape() + array.ndim());
   auto tensor = std::make_shared<Tensor>(TensorType{*dtype, shape});
   std::memcpy(tensor->bytes().data(), array.data(), tensor->bytes().size());
@@ -106,25 +121,29 @@ py::array checked_array(py::handle value, const TensorType& type, std::string_vi
   if (shape != type.shape)
     raise(make_error("{}: shape ({}), expected ({})", what, fmt::join(shape, ", "),
                      fmt::join(type.shape, ", ")));
-  if (!(array.flags() & py::array::c_style))
-    array = py::array::ensure(array, py::array::c_style);
+  if (!(array.flags() & py::array::c_style)) array = py::array::ensure(array, py::array::c_style);
   return array;
 }
 
 void bind_tensor(py::module_& m) {
-  m.def("interpret", [](const Module& module, const py::args& args, const py::kwargs& kwargs) {
-    Function* main = module.find_function("main");
-    if (main == nullptr) raise(make_error("module '{}' has no @main", module.name()));
-    std::vector<TensorPtr> inputs = arguments(*main, args, kwargs);
-    Expected<std::vector<TensorPtr>> outputs = [&] {
-      py::gil_scoped_release release;
-      return interpret(module, inputs);
-    }();
-    py::list result;
-    for (const TensorPtr& output : unwrap(std::move(outputs))) result.append(tensor_to_numpy(*output));
-    return result;
-  }, py::arg("module"), "Runs @main with the reference interpreter: positional inputs in "
-     "parameter order or by name; a list of arrays");
+  m.def(
+      "interpret",
+      [](const Module& module, const py::args& args, const py::kwargs& kwargs) {
+        Function* main = module.find_function("main");
+        if (main == nullptr) raise(make_error("module '{}' has no @main", module.name()));
+        std::vector<TensorPtr> inputs = arguments(*main, args, kwargs);
+        Expected<std::vector<TensorPtr>> outputs = [&] {
+          py::gil_scoped_release release;
+          return interpret(module, inputs);
+        }();
+        py::list result;
+        for (const TensorPtr& output : unwrap(std::move(outputs)))
+          result.append(tensor_to_numpy(*output));
+        return result;
+      },
+      py::arg("module"),
+      "Runs @main with the reference interpreter: positional inputs in "
+      "parameter order or by name; a list of arrays");
 }
 
 }  // namespace uma::python
