@@ -102,6 +102,7 @@ void bind_tensor(py::module_& m);
 void bind_compile(py::module_& m);
 void bind_pattern(py::module_& m);
 void bind_lowering(py::module_& m);
+void bind_schedule(py::module_& m);
 void bind_backend(py::module_& m);
 
 }  // namespace uma::python

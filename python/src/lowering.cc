@@ -1,7 +1,6 @@
 // Composite lowering from Python: uma.ExternCall(name, args) with args that are uma.Expr
 // (addresses of the composite's buffers, immediates of a dtype), Python ints (i64) and
-// floats (f32); uma.CompositeCall, what a lowering reads of one call of its composite; and
-// uma.PrimFunc, the loop IR a loop-IR pass gets.
+// floats (f32); and uma.CompositeCall, what a lowering reads of one call of its composite.
 #include "lowering.h"
 
 #include <pybind11/stl.h>
@@ -10,7 +9,6 @@
 #include "uma/tir/printer.h"
 
 namespace uma::python {
-namespace {
 
 tir::Expr expr_from(py::handle value) {
   if (py::isinstance<PyExpr>(value)) return value.cast<const PyExpr&>().expr;
@@ -20,6 +18,8 @@ tir::Expr expr_from(py::handle value) {
   raise(make_error("an extern call's argument must be a uma.Expr, int or float, not {}",
                    type_name(value)));
 }
+
+namespace {
 
 DType dtype_from(const std::string& name) {
   std::optional<DType> dtype = parse_dtype(name);
@@ -86,10 +86,6 @@ void bind_lowering(py::module_& m) {
             return PyExpr{unwrap(operands.address_or_null(value))};
           },
           py::arg("value").none(true), "address(value), or a null pointer when value is None");
-
-  py::class_<tir::PrimFunc>(m, "PrimFunc")
-      .def_readonly("name", &tir::PrimFunc::name)
-      .def("__str__", [](const tir::PrimFunc& func) { return tir::to_string(func); });
 }
 
 }  // namespace uma::python

@@ -12,6 +12,9 @@ struct PyExpr {
   tir::Expr expr;
 };
 
+// An extern call's argument from Python: a uma.Expr, an int (i64) or a float (f32).
+tir::Expr expr_from(py::handle value);
+
 // The call a Python lowering returned, which must be a uma.ExternCall (with the GIL held).
 Expected<lower::ExternCall> extern_call_of(const Callable& callback, py::handle result);
 

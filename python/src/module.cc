@@ -77,6 +77,7 @@ PYBIND11_MODULE(_uma, m) {
   bind_compile(m);
   bind_pattern(m);
   bind_lowering(m);
+  bind_schedule(m);
   bind_backend(m);
 }
 

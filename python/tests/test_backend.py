@@ -236,3 +236,45 @@ def test_python_vanilla_is_bit_identical_to_cpp_vanilla_on_resnet18(py_vanilla):
     x = np.random.default_rng(0).uniform(-1, 1, (1, 3, 224, 224)).astype(np.float32)
     compiled = run_both(path, "py_vanilla", "vanilla", [x])
     assert sum(t == "py_vanilla" for _, t in compiled.functions) >= 10
+
+
+LOOP_KERNEL = """#include <stdint.h>
+int32_t py_relu_2d(const float* x, float* y, int64_t rows, int64_t cols) {
+  for (int64_t i = 0; i < rows * cols; ++i) y[i] = x[i] > 0 ? x[i] : 0;
+  return 0;
+}
+"""
+
+
+def test_a_loop_ir_pass_replaces_a_block_by_an_extern_call():
+    seen = {}
+
+    def tensorize(func, target):
+        schedule = uma.Schedule(func)
+        block = schedule.get_block("relu")
+        seen["block"] = schedule.block(block)
+        seen["loops"] = schedule.get_loops(block)
+        seen["params"] = func.params
+        with pytest.raises(uma.Error, match="no_such_block"):
+            schedule.get_block("no_such_block")
+        schedule.replace_with_extern(block, "py_relu_2d")
+        return schedule.func
+
+    name = unique_name("relu_loops")
+    backend = uma.Backend(name)
+    backend.add_pattern("relu", uma.is_op("nn.relu", [uma.wildcard()]))
+    backend.add_tir_pass("TIR_PHASE_0", "tensorize", tensorize)
+    backend.add_c_source("py_relu_2d", LOOP_KERNEL)
+    backend.set_extern_status(True)
+    register(backend)
+    compiled = uma.build(uma.parse(SMALL), targets=[name])
+    x = np.array([[-2, 0.5, 3], [4, -5, 1.5]], np.float32)
+    [out] = compiled(x)
+    np.testing.assert_array_equal(out, -np.maximum(x, 0))
+    code = "".join(c for _, c in compiled.c_sources)
+    assert "py_relu_2d(" in code and ", 2, 3)" in code
+    block = seen["block"]
+    assert block["name"] == "relu" and len(seen["loops"]) == 2
+    assert [(b["dtype"], b["shape"], b["scope"]) for b in block["reads"] + block["writes"]] == [
+        ("f32", (2, 3), "global"), ("f32", (2, 3), "global")]
+    assert [p["shape"] for p in seen["params"]] == [(2, 3), (2, 3)]

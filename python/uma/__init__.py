@@ -7,10 +7,15 @@ except ImportError:
     import _uma  # built into build/python/uma-python
 
 __all__ = [
-    "Backend", "CompositeCall", "Compiled", "Error", "Expr", "ExternCall", "Function", "Match",
-    "Module", "Node", "PartitionReport", "Pattern", "PrimFunc", "Target", "Value", "alt",
-    "backends", "build", "const", "dominates", "interpret", "is_constant", "is_input", "is_op",
-    "is_tuple_get_item", "load", "optional", "parse", "partition", "register_backend",
-    "target_kinds", "wildcard"
+    "Backend", "BlockRef", "CompositeCall", "Compiled", "Error", "Expr", "ExternCall",
+    "Function", "Match", "Module", "Node", "PartitionReport", "Pattern", "PrimFunc", "Schedule",
+    "Target", "Value", "alt", "backends", "build", "const", "dominates", "interpret",
+    "is_constant", "is_input", "is_op", "is_tuple_get_item", "load", "optional", "parse",
+    "partition", "register_backend", "target_kinds", "wildcard"
 ]
-globals().update({name: getattr(_uma, name) for name in __all__})
+
+for _name in __all__:
+    _value = getattr(_uma, _name)
+    if isinstance(_value, type):
+        _value.__module__ = "uma"  # so that errors and reprs say uma.Error, not _uma.Error
+    globals()[_name] = _value
