@@ -41,7 +41,7 @@ class BackendDeclaration {
       : name_(name), backend_(std::make_unique<PythonBackend>(std::move(name))) {}
 
   PythonBackend& backend() {
-    if (!backend_) raise(make_error("backend '{}' is registered already", name_));
+    if (!backend_) raise(make_error("backend '{}' was given to register_backend already", name_));
     return *backend_;
   }
   std::unique_ptr<PythonBackend> take() {
@@ -223,7 +223,7 @@ void bind_backend(py::module_& m) {
       },
       py::arg("backend"),
       "Registers the backend: its target kind, partition target and the rest for builds. "
-      "A backend registers once");
+      "A backend object is given to it once, whether it registers or fails");
   m.def(
       "backends", [] { return context().backends().names(); }, "The registered backends");
 }

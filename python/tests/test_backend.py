@@ -181,7 +181,7 @@ def test_callbacks_returning_the_wrong_kind_are_build_errors():
 def test_registration_errors():
     backend = Relu(unique_name("relu"))
     register(backend)
-    with pytest.raises(uma.Error, match="is registered already"):
+    with pytest.raises(uma.Error, match="was given to register_backend already"):
         uma.register_backend(backend)
     with pytest.raises(uma.Error, match="vanilla"):
         uma.register_backend(Relu("vanilla"))
