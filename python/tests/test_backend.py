@@ -278,3 +278,22 @@ def test_a_loop_ir_pass_replaces_a_block_by_an_extern_call():
     assert [(b["dtype"], b["shape"], b["scope"]) for b in block["reads"] + block["writes"]] == [
         ("f32", (2, 3), "global"), ("f32", (2, 3), "global")]
     assert [p["shape"] for p in seen["params"]] == [(2, 3), (2, 3)]
+
+
+def test_a_python_target_check_refuses_bad_attributes(py_vanilla):
+    with pytest.raises(uma.Error, match="dimension must be between 1 and 64, not 0"):
+        uma.build(uma.load(DIGITS_MODEL), targets=["py_vanilla --dimension=0"])
+
+
+def test_op_support_takes_single_ops_with_its_reasons():
+    name = unique_name("negate")
+    backend = uma.Backend(name)
+    backend.set_op_support(lambda node, target: None if node.op == "negative"
+                           else f"{node.op} is not negative")
+    register(backend)
+    report = uma.partition(uma.parse(SMALL), targets=[name])
+    targets = {r["op"]: r["target"] for r in report.records}
+    assert targets == {"nn.relu": "host", "negative": name}
+    relu = next(r for r in report.records if r["op"] == "nn.relu")
+    assert relu["rejections"] == [{"target": name, "kind": "OpNotSupported",
+                                   "detail": "nn.relu is not negative"}]
