@@ -1,6 +1,7 @@
 // The loop IR from Python, for loop-IR passes: uma.PrimFunc (its name, buffers and text),
 // and uma.Schedule over it, which finds blocks, reads their buffers, iteration variables
-// and loops, and replaces a block's loop nest by an extern call (tir::Schedule).
+// and loops, moves buffers into memory scopes and replaces a block's loop nest by an extern
+// call (tir::Schedule).
 #include <pybind11/stl.h>
 
 #include "lowering.h"
@@ -33,6 +34,16 @@ py::list buffer_list(const std::vector<tir::Buffer>& buffers) {
 const tir::BlockNode& block_of(const tir::Schedule& schedule, const tir::BlockRef& block) {
   tir::Stmt stmt = unwrap(schedule.block_stmt(block, "block"));
   return *stmt.as<tir::BlockNode>();
+}
+
+// The buffer of that name the block reads or writes.
+tir::Buffer buffer_of(const tir::Schedule& schedule, const tir::BlockRef& ref,
+                      const std::string& name) {
+  const tir::BlockNode& block = block_of(schedule, ref);
+  for (const std::vector<tir::Buffer>* buffers : {&block.reads, &block.writes})
+    for (const tir::Buffer& buffer : *buffers)
+      if (buffer->name == name) return buffer;
+  raise(make_error("block '{}' neither reads nor writes a buffer '{}'", block.name, name));
 }
 
 }  // namespace
@@ -81,6 +92,23 @@ void bind_schedule(py::module_& m) {
             return names;
           },
           "The names of the block's loops' variables, outermost first")
+      .def(
+          "cache_read",
+          [](tir::Schedule& s, const tir::BlockRef& block, const std::string& buffer,
+             const std::string& scope) {
+            return unwrap(s.cache_read(block, buffer_of(s, block, buffer), scope));
+          },
+          py::arg("block"), py::arg("buffer"), py::arg("scope"),
+          "Makes the block read a copy of the buffer (named) in memory `scope`; the copy block")
+      .def(
+          "cache_write",
+          [](tir::Schedule& s, const tir::BlockRef& block, const std::string& buffer,
+             const std::string& scope) {
+            return unwrap(s.cache_write(block, buffer_of(s, block, buffer), scope));
+          },
+          py::arg("block"), py::arg("buffer"), py::arg("scope"),
+          "Makes the block write the buffer (named) in memory `scope`, then copy it out; the "
+          "copy block")
       .def(
           "replace_with_extern",
           [](tir::Schedule& s, const tir::BlockRef& block, const std::string& name,

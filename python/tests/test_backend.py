@@ -246,7 +246,7 @@ int32_t py_relu_2d(const float* x, float* y, int64_t rows, int64_t cols) {
 """
 
 
-def test_a_loop_ir_pass_replaces_a_block_by_an_extern_call():
+def test_a_loop_ir_pass_moves_a_buffer_to_sram_and_replaces_a_block_by_a_call():
     seen = {}
 
     def tensorize(func, target):
@@ -257,6 +257,8 @@ def test_a_loop_ir_pass_replaces_a_block_by_an_extern_call():
         seen["params"] = func.params
         with pytest.raises(uma.Error, match="no_such_block"):
             schedule.get_block("no_such_block")
+        copy = schedule.cache_read(block, seen["block"]["reads"][0]["name"], "sram")
+        seen["copy"], seen["after"] = schedule.block(copy), schedule.block(block)
         schedule.replace_with_extern(block, "py_relu_2d")
         return schedule.func
 
@@ -272,12 +274,17 @@ def test_a_loop_ir_pass_replaces_a_block_by_an_extern_call():
     [out] = compiled(x)
     np.testing.assert_array_equal(out, -np.maximum(x, 0))
     code = "".join(c for _, c in compiled.c_sources)
-    assert "py_relu_2d(" in code and ", 2, 3)" in code
     block = seen["block"]
     assert block["name"] == "relu" and len(seen["loops"]) == 2
     assert [(b["dtype"], b["shape"], b["scope"]) for b in block["reads"] + block["writes"]] == [
         ("f32", (2, 3), "global"), ("f32", (2, 3), "global")]
     assert [p["shape"] for p in seen["params"]] == [(2, 3), (2, 3)]
+    sram = seen["block"]["reads"][0]["name"] + "_sram"
+    assert seen["copy"]["writes"] == [{"name": sram, "dtype": "f32", "shape": (2, 3),
+                                       "scope": "sram"}]
+    assert seen["after"]["reads"] == seen["copy"]["writes"]
+    assert f"float {sram}[6];  // scope sram" in code
+    assert f"py_relu_2d(&{sram}[0], &out[0], 2, 3)" in code
 
 
 def test_a_python_target_check_refuses_bad_attributes(py_vanilla):
