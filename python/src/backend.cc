@@ -28,6 +28,7 @@ class PythonBackend final : public Backend {
   using Backend::add_string_attr;
   using Backend::add_tir_pass;
   using Backend::set_declare_externs;
+  using Backend::set_extern_printer;
   using Backend::set_extern_status;
   using Backend::set_max_immediate_elements;
   using Backend::set_op_support;
@@ -204,7 +205,36 @@ void declare(py::class_<BackendDeclaration>& c) {
            [](D& d, std::string argument) { d.backend().add_library(std::move(argument)); })
       .def("set_declare_externs",
            [](D& d, bool declare) { d.backend().set_declare_externs(declare); })
-      .def("set_extern_status", [](D& d, bool status) { d.backend().set_extern_status(status); });
+      .def("set_extern_status", [](D& d, bool status) { d.backend().set_extern_status(status); })
+      .def(
+          "set_extern_printer",
+          [](D& d, py::function print) {
+            Callable callback(std::move(print), d.callback("the extern-call printer"));
+            d.backend().set_extern_printer(
+                [callback](const tir::CallNode& call, const codegen::CExprPrinter& print_arg,
+                           const Target& target) -> std::optional<std::string> {
+                  std::vector<std::string> args;
+                  for (const tir::Expr& arg : call.args) args.push_back(print_arg(arg));
+                  Expected<std::optional<std::string>> printed =
+                      callback.call<std::optional<std::string>>(
+                          [&](py::handle result) -> Expected<std::optional<std::string>> {
+                            if (result.is_none()) return std::optional<std::string>();
+                            if (!py::isinstance<py::str>(result))
+                              return callback.wrong_result(
+                                  fmt::format("{}, not a str or None", type_name(result)));
+                            return std::optional<std::string>(result.cast<std::string>());
+                          },
+                          call.name, args, target);
+                  // The hook cannot fail: the failure is recorded for the build to raise
+                  // (codegen runs on the thread that builds), and the default is printed.
+                  if (!printed) return std::nullopt;
+                  return *printed;
+                });
+          },
+          py::arg("print"),
+          "print(name, args, target) returns the C text of a call of the extern function "
+          "`name` with `args` (each argument already printed as C), or None to print the "
+          "default name(args...)");
 }
 
 }  // namespace

@@ -178,6 +178,52 @@ def test_callbacks_returning_the_wrong_kind_are_build_errors():
         uma.build(uma.parse(SMALL), targets=[name])
 
 
+def test_an_extern_printer_prints_the_kernels_call(tmp_path):
+    seen = []
+
+    def print_call(name, args, target):
+        seen.append((name, len(args)))
+        # The kernel's last argument, the floor, raised by one where the call is printed.
+        return f"{name}({', '.join(args[:-1])}, {args[-1]} + 1.0f)"
+
+    backend = Relu(unique_name("relu"))
+    backend.set_extern_printer(print_call)
+    # A printed call gets no prototype of uma's: a header declares the kernel.
+    (tmp_path / "py_relu.h").write_text(
+        "#include <stdint.h>\nint32_t py_relu(const float*, float*, int64_t, float);\n")
+    backend.add_include_dir(str(tmp_path))
+    backend.add_include("py_relu.h")
+    name = register(backend)
+    compiled = uma.build(uma.parse(SMALL), targets=[f"{name} --floor=1"])
+    assert seen == [("py_relu", 4)]
+    x = np.array([[-2, 0.5, 3], [4, -5, 1.5]], np.float32)
+    [out] = compiled(x)
+    np.testing.assert_array_equal(out, -np.maximum(x, 2))
+
+
+def test_an_extern_printer_returning_none_prints_the_default_call():
+    backend = Relu(unique_name("relu"))
+    backend.set_extern_printer(lambda name, args, target: None)
+    name = register(backend)
+    [out] = uma.build(uma.parse(SMALL), targets=[name])(np.ones((2, 3), np.float32))
+    np.testing.assert_array_equal(out, -np.ones((2, 3), np.float32))
+
+
+def test_an_exception_in_an_extern_printer_is_a_build_error():
+    backend = Relu(unique_name("relu"))
+    backend.set_extern_printer(fail)
+    name = register(backend)
+    with pytest.raises(uma.Error, match=f"backend '{name}': the extern-call printer raised an "
+                       "exception:\nTraceback(.|\n)*ZeroDivisionError"):
+        uma.build(uma.parse(SMALL), targets=[name])
+    backend = Relu(unique_name("relu"))
+    backend.set_extern_printer(lambda name, args, target: 42)
+    name = register(backend)
+    with pytest.raises(uma.Error, match=f"backend '{name}': the extern-call printer returned "
+                       "int, not a str or None"):
+        uma.build(uma.parse(SMALL), targets=[name])
+
+
 def test_registration_errors():
     backend = Relu(unique_name("relu"))
     register(backend)
