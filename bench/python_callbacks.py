@@ -5,7 +5,7 @@ matched in C++, its predicate is a Python function), and for that pattern withou
 predicate. Prints the median and minimum time of each over the runs, the predicate's calls,
 and the Python predicate's cost per call.
 
-    build/python/uma-python bench/python_callbacks.py build/tests/models/resnet50_op17/model.onnx
+    PYTHONPATH=build/python python3 bench/python_callbacks.py build/tests/models/resnet50_op17/model.onnx
 """
 
 import argparse

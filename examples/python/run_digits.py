@@ -1,7 +1,7 @@
 """Runs the digits CNN (examples/digits/) on the Python vanilla backend and compares it with
 the reference interpreter and with the C++ vanilla backend.
 
-    build/python/uma-python examples/python/run_digits.py
+    PYTHONPATH=build/python python3 examples/python/run_digits.py
 """
 
 import glob

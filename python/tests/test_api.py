@@ -5,6 +5,7 @@ import glob
 import json
 import os
 import re
+import sysconfig
 
 import numpy as np
 import pytest
@@ -23,6 +24,12 @@ func @main(%x: tensor<1x4xf32>) -> (tensor<1x4xf32>) {
 
 def samples():
     return sorted(glob.glob(os.path.join(DIGITS, "sample_*_label*.npy")))
+
+
+def test_uma_is_an_extension_of_this_python():
+    extension = uma._uma.__file__
+    assert os.path.dirname(extension) == os.path.dirname(uma.__file__)
+    assert extension.endswith(sysconfig.get_config_var("EXT_SUFFIX"))
 
 
 def test_module_prints_as_graph_ir_and_parses_back():

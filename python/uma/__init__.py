@@ -1,10 +1,7 @@
 """uma from Python: load a model, partition and build it for targets, run it on numpy arrays,
 and write backends in Python (docs/python.md)."""
 
-try:
-    from . import _uma  # the extension module, next to this file
-except ImportError:
-    import _uma  # built into build/python/uma-python
+from . import _uma
 
 __all__ = [
     "Backend", "BlockRef", "CompositeCall", "Compiled", "Error", "Expr", "ExternCall",
