@@ -15,6 +15,8 @@ packages=(
   libgtest-dev libgmock-dev libbenchmark-dev llvm-15-tools python3
   # ONNX conformance tests and real models, generated at test time with Debian's Python
   python3-onnx python3-numpy python3-torch python3-torchvision
+  # the Python module (python/) and its tests
+  pybind11-dev python3-dev python3-pytest
   # fuzzing and sanitizer builds
   clang libclang-rt-14-dev
   # tools: formatting; Graphviz's dot draws the graph of uma compile's report.html

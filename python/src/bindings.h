@@ -1,0 +1,108 @@
+// What the files of the Python module share: the context every object belongs to, uma's
+// errors as the Python exception uma.Error, Python callables the compiler calls, and one
+// function per file that adds its classes to the module.
+#pragma once
+
+#include <pybind11/pybind11.h>
+
+#include <memory>
+#include <stdexcept>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "uma/support/error.h"
+#include "uma/uma/context.h"
+
+namespace uma::python {
+
+namespace py = pybind11;
+
+// The process's context: the built-in ops, passes and backends, and the backends Python
+// registers. It is never destroyed: backends hold Python callables, which must not be
+// released after the interpreter has finalized.
+Context& context();
+
+// uma's error as a C++ exception, which the module translates into uma.Error.
+class PythonError : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
+// The name of an object's type, for messages.
+inline std::string type_name(py::handle object) {
+  return py::str(py::type::of(object).attr("__name__")).cast<std::string>();
+}
+
+[[noreturn]] inline void raise(const Error& error) { throw PythonError(error.message()); }
+inline void check(const Status& status) {
+  if (!status.ok()) raise(status.error());
+}
+template <typename T>
+T unwrap(Expected<T> expected) {
+  if (!expected.ok()) raise(expected.error());
+  return std::move(expected).value();
+}
+
+// A Python callable the compiler may copy and call from any thread while the GIL is
+// released: copies share one reference (never touching Python's reference counts), each
+// call takes the GIL, and the last copy releases the callable under the GIL.
+class Callable {
+ public:
+  // `what` names the callback in errors: "backend 'my_npu': the predicate of pattern 'conv2d'".
+  Callable(py::object function, std::string what);
+  // Calls the function with the GIL held, on `args` cast to Python (pointers as references
+  // to the compiler's objects, the rest copied), and `convert`s its result while the GIL is
+  // still held. A Python exception becomes an Error naming the callback and holding the
+  // traceback; it is also recorded in the calling thread's failure sink, if any (see
+  // FailureSink).
+  template <typename R, typename Convert, typename... Args>
+  Expected<R> call(Convert&& convert, const Args&... args) const {
+    py::gil_scoped_acquire gil;
+    try {
+      return convert(py::handle((*state_->function)(args...)));
+    } catch (py::error_already_set& e) {
+      return failed(e);
+    }
+  }
+  // The same Error for a result the callback returned of the wrong kind.
+  Error wrong_result(const std::string& expected) const;
+
+ private:
+  struct State {
+    std::unique_ptr<py::object> function;
+    std::string what;
+    ~State();
+  };
+  Error failed(py::error_already_set& e) const;
+  std::shared_ptr<State> state_;
+};
+
+// Collects the callback failures of one partition or build on the thread that runs it: a
+// predicate's exception only rejects its match inside the compiler, and the call that
+// started the partitioning raises it instead.
+class FailureSink {
+ public:
+  FailureSink();
+  ~FailureSink();
+  FailureSink(const FailureSink&) = delete;
+  FailureSink& operator=(const FailureSink&) = delete;
+  static void record(const Error& error);
+  // Raises the first recorded failure, if any.
+  void check() const;
+
+ private:
+  FailureSink* previous_;
+  std::vector<Error> failures_;
+};
+
+void bind_graph(py::module_& m);
+void bind_target(py::module_& m);
+void bind_tensor(py::module_& m);
+void bind_compile(py::module_& m);
+void bind_pattern(py::module_& m);
+void bind_lowering(py::module_& m);
+void bind_schedule(py::module_& m);
+void bind_backend(py::module_& m);
+
+}  // namespace uma::python
