@@ -141,6 +141,31 @@ TEST(CCodegen, ParallelLoopsUseOpenMPOnlyWhenEnabled) {
   EXPECT_TRUE(contains(code, "#pragma omp parallel for\n  for (int64_t i = 0; i < 4; ++i) {"));
 }
 
+TEST(CCodegen, InnerLoopsOfIndependentIterationsInAParallelLoopAreMarkedIvdep) {
+  // GCC does not see `restrict` inside an omp parallel for: an innermost loop whose
+  // iterations store different elements of buffers it does not read is marked, one that
+  // accumulates into one element (or reads what it stores) is not.
+  Buffer x = make_buffer("x", DType::f32, {Expr(4), Expr(16)});
+  Buffer y = make_buffer("y", DType::f32, {Expr(4), Expr(16)});
+  Buffer sum = make_buffer("sum", DType::f32, {Expr(4)});
+  Var i = VarNode::make("i"), j = VarNode::make("j"), k = VarNode::make("k"),
+      l = VarNode::make("l");
+  Expr xij = LoadNode::make(x, {i, j});
+  Stmt pointwise = loop(j, 16, StoreNode::make(y, xij * xij, {i, j}));
+  Stmt reduction =
+      loop(k, 16, StoreNode::make(sum, LoadNode::make(sum, {i}) + LoadNode::make(x, {i, k}), {i}));
+  Stmt shifted = loop(l, 15, StoreNode::make(y, LoadNode::make(y, {i, l + Expr(1)}), {i, l}));
+  Stmt body = loop(i, 4, SeqNode::make({pointwise, reduction, shifted}), ForKind::kParallel);
+  CCodegenOptions options;
+  options.openmp = true;
+  std::string code = generate({make_func("three", {x, y, sum}, body)}, options);
+  EXPECT_TRUE(contains(code, "#pragma GCC ivdep\n    for (int64_t j = 0; j < 16; ++j) {"));
+  EXPECT_FALSE(contains(code, "#pragma GCC ivdep\n    for (int64_t k"));
+  EXPECT_FALSE(contains(code, "#pragma GCC ivdep\n    for (int64_t l"));
+  // Serial code keeps its restrict pointers: no marks there.
+  EXPECT_FALSE(contains(generate({make_func("three", {x, y, sum}, body)}), "ivdep"));
+}
+
 // The part of the generated C from the first function's comment on.
 std::string function_text(const std::string& code) {
   std::size_t start = code.find("\n\n// ");

@@ -1,6 +1,7 @@
 // Statements of the loop IR as C statements, and the function around them.
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <optional>
 
 #include "c_types.h"
@@ -85,6 +86,36 @@ bool has_parallel_loop(const Stmt& s) {
              static_cast<const ForNode*>(node)->for_kind == ForKind::kParallel;
   });
   return found;
+}
+
+// Whether the iterations of an innermost loop are independent: no loop inside it, each
+// store at indices that use its variable, and no buffer it stores to read in it (so no
+// iteration reads what another writes). GCC cannot see this inside an `omp parallel for`,
+// whose outlined body reaches the function's pointers without their `restrict`, and then
+// leaves the loop scalar; `#pragma GCC ivdep` tells it.
+bool independent_iterations(const ForNode& loop) {
+  const VarNode* var = loop.var.as<VarNode>();
+  auto uses_var = [&](const Expr& e) {
+    bool found = false;
+    pre_order_visit(EvaluateNode::make(e),
+                    [&](const ExprNode* node, const StmtNode*) { found |= node == var; });
+    return found;
+  };
+  bool ok = true;
+  std::vector<const BufferNode*> stored, loaded;
+  pre_order_visit(loop.body, [&](const ExprNode* e, const StmtNode* node) {
+    if (node != nullptr && node->kind == StmtKind::For) ok = false;
+    if (node != nullptr && node->kind == StmtKind::Store) {
+      const auto& store = *static_cast<const StoreNode*>(node);
+      ok &= std::any_of(store.indices.begin(), store.indices.end(), uses_var);
+      stored.push_back(store.buffer.get());
+    }
+    if (e != nullptr && e->kind == ExprKind::Load)
+      loaded.push_back(static_cast<const LoadNode*>(e)->buffer.get());
+  });
+  for (const BufferNode* buffer : stored)
+    ok &= std::find(loaded.begin(), loaded.end(), buffer) == loaded.end();
+  return ok && !stored.empty();
 }
 
 bool has_extern_call(const Stmt& s) {
@@ -275,7 +306,9 @@ void FunctionPrinter::for_loop(const ForNode& op, CodeWriter& out) {
   bool parallel = op.for_kind == ForKind::kParallel && unit_.options.openmp && !in_parallel_;
   if (parallel) out.line("#pragma omp parallel for");
   if (region_loop) out.line("#pragma omp for");
-  if (op.for_kind == ForKind::kVectorized) out.line("#pragma GCC ivdep");
+  if (op.for_kind == ForKind::kVectorized ||
+      (in_parallel_ && op.for_kind == ForKind::kSerial && independent_iterations(op)))
+    out.line("#pragma GCC ivdep");
   if (op.for_kind == ForKind::kUnrolled && extent && *extent > 0 && *extent <= kMaxUnroll)
     out.line(fmt::format("#pragma GCC unroll {}", *extent));
 
