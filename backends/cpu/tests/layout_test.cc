@@ -149,6 +149,38 @@ TEST_F(LayoutTest, ASqueezeAndExciteGateStaysBlocked) {
   EXPECT_TRUE((*got)[0]->same_contents(*(*expected)[0]));
 }
 
+TEST_F(LayoutTest, ASiluAfterABlockedConvolutionIsItsEpilogueInVectors) {
+  // x * sigmoid(x) fuses into the convolution (a pool after it keeps it blocked); its
+  // sigmoid stays in vector arithmetic (uma_vsigmoid), so the tile's accumulators stay in
+  // registers. Inputs scaled by 40 reach the exponential's clamps on both sides.
+  Module module(context);
+  Function& main = *module.add_function("main").value();
+  Builder b(main);
+  Value* x = main.add_param(tensor({1, 8, 5, 7}), "x");
+  Value* wide = b.value("multiply", {x, b.constant(test::make_tensor(DType::f32, {}, {40.0}))});
+  Value* y = b.value("nn.conv2d", {wide, b.constant(random_tensor({32, 8, 3, 3}, 4))},
+                     test::make_attrs({{"padding", Ints{1, 1, 1, 1}}}));
+  Value* silu = b.value("multiply", {y, b.value("sigmoid", {y})});
+  // A pool after it, so that the SiLU's result stays blocked.
+  main.set_outputs(
+      {b.value("nn.max_pool2d", {silu}, test::make_attrs({{"pool_size", Ints{2, 2}}}))});
+  for (int threads : {1, 2}) {
+    SCOPED_TRACE(fmt::format("{} thread(s)", threads));
+    auto fresh = parse_module(context, to_string(module));
+    ASSERT_TRUE(fresh.ok()) << fresh.error().message();
+    build::BuildOptions options;
+    options.compiler.cache_dir = testing_c::run_cache_dir();
+    build::HostBuild built = testing_build::build_and_check(
+        *(*fresh)->find_function("main"), 5,
+        [&] { return build::build(**fresh, {fmt::format("c --threads={}", threads)}, options); },
+        1e-4, 1e-5);
+    ASSERT_EQ(built.sources.size(), 1u);
+    const std::string& code = built.sources[0].code;
+    EXPECT_NE(code.find("// fused_nn_conv2d_nchwc_sigmoid_multiply_"), std::string::npos);
+    EXPECT_NE(code.find("uma_vsigmoid_f32x16(conv2d_nchwc"), std::string::npos) << code;
+  }
+}
+
 // One blocked op family on a random shape: its build for the host against the interpreter,
 // at 1 and 2 threads.
 void check_compiled(Context& context, Module& module, const std::string& what) {

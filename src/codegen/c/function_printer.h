@@ -87,8 +87,10 @@ class FunctionPrinter {
 
   // ---- whole vectors (vector_printer.cc) ----
   // Whether `e` prints as a GCC vector value (contiguous loads, splats, arithmetic, min,
-  // max and fma of those).
+  // max, fma, a select of one condition, and an f32 sigmoid of those).
   bool vector_form(const tir::Expr& e) const;
+  // An f32 sigmoid that prints as uma_vsigmoid (when the options allow fast math helpers).
+  bool is_vector_sigmoid(const tir::CallNode& op) const;
   // `e`, for which vector_form holds, as a vector value.
   Printed vector_expr(const tir::Expr& e);
   // A load that is not contiguous, gathered lane by lane into a vector declared before the

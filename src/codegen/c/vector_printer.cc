@@ -152,8 +152,9 @@ bool FunctionPrinter::vector_form(const Expr& e) const {
     }
     case ExprKind::Call: {
       const auto& op = *e.as<CallNode>();
-      if (op.call_kind != CallNode::CallKind::kIntrinsic || op.name != "fma") return false;
-      if (!is_float(type.dtype) || op.args.size() != 3) return false;
+      if (op.call_kind != CallNode::CallKind::kIntrinsic) return false;
+      if (is_vector_sigmoid(op)) return vector_form(op.args[0]);
+      if (op.name != "fma" || !is_float(type.dtype) || op.args.size() != 3) return false;
       for (const Expr& arg : op.args)
         if (!vector_form(arg)) return false;
       return true;
@@ -222,12 +223,22 @@ FunctionPrinter::Printed FunctionPrinter::vector_expr(const Expr& e) {
                           wrap(b, kConditional)),
               kConditional};
     }
-    case ExprKind::Call:
-      return helper_call(VectorHelper::kFma, e.as<CallNode>()->args);
+    case ExprKind::Call: {
+      const auto& op = *e.as<CallNode>();
+      if (!is_vector_sigmoid(op)) return helper_call(VectorHelper::kFma, op.args);
+      return {fmt::format("{}({})", use_vector_sigmoid(unit_.helpers, type),
+                          vector_expr(op.args[0]).text),
+              kPrimary};
+    }
     default:
       fail(make_error("a {} expression has no vector form", expr_kind_name(e.kind())));
       return {"0", kPrimary};
   }
+}
+
+bool FunctionPrinter::is_vector_sigmoid(const CallNode& op) const {
+  return op.name == "sigmoid" && !unit_.options.precise_math && op.args.size() == 1 &&
+         op.type.dtype == DType::f32 && op.args[0].type().dtype == DType::f32;
 }
 
 FunctionPrinter::Printed FunctionPrinter::gather(const Expr& load) {

@@ -111,4 +111,34 @@ std::string use_vector_helper(HelperSet& helpers, VectorHelper helper, DataType 
   return name;
 }
 
+std::string use_vector_sigmoid(HelperSet& helpers, DataType type) {
+  std::string vector = use_vector_type(helpers, type);
+  std::string ints = use_vector_type(helpers, DataType{DType::i32, type.lanes});
+  std::string name = fmt::format("uma_vsigmoid_f32x{}", type.lanes);
+  // Cephes' expf (x = n ln 2 + r, e^r by a polynomial, 2^n written into the exponent) in
+  // vector arithmetic, with no call that would spill a tile's accumulators.
+  std::string text = fmt::format(
+      "static inline {0} {1}({0} a) {{\n"
+      "  {0} x;\n"
+      "  for (int uma_lane = 0; uma_lane < {3}; ++uma_lane) {{\n"
+      "    float t = -a[uma_lane];\n"
+      "    x[uma_lane] = t < -87.3f ? -87.3f : (t > 88.0f ? 88.0f : t);\n"
+      "  }}\n"
+      "  {0} n = x * 1.44269504088896341f + 12582912.0f;\n"
+      "  n = n - 12582912.0f;\n"
+      "  {0} r = x - n * 0.693359375f + n * 2.12194440e-4f;\n"
+      "  {0} p = r * 1.9875691500e-4f + 1.3981999507e-3f;\n"
+      "  p = p * r + 8.3334519073e-3f;\n"
+      "  p = p * r + 4.1665795894e-2f;\n"
+      "  p = p * r + 1.6666665459e-1f;\n"
+      "  p = p * r + 5.0000001201e-1f;\n"
+      "  p = p * (r * r) + r + 1.0f;\n"
+      "  {2} e = (__builtin_convertvector(n, {2}) + 127) << 23;\n"
+      "  return 1.0f / (1.0f + p * ({0})e);\n"
+      "}}\n",
+      vector, name, ints, type.lanes);
+  helpers.use_generated(name, {vector, ints}, text);
+  return name;
+}
+
 }  // namespace uma::codegen

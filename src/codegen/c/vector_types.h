@@ -28,5 +28,9 @@ enum class VectorHelper : std::uint8_t {
 std::string use_vector_type(HelperSet& helpers, tir::DataType type);
 // The name of the helper ("uma_vload_f32x16"), defined in `helpers` with its type.
 std::string use_vector_helper(HelperSet& helpers, VectorHelper helper, tir::DataType type);
+// The logistic function 1 / (1 + e^-x) on an f32 vector of `type` ("uma_vsigmoid_f32x16"),
+// defined in `helpers`: within a few ulp of the scalar uma_sigmoidf; below -87.3 its
+// exponential saturates, so it gives ~6e-39 where the exact value underflows.
+std::string use_vector_sigmoid(HelperSet& helpers, tir::DataType type);
 
 }  // namespace uma::codegen

@@ -13,7 +13,9 @@
 //     taking in a group of injective ops (nn.pad) whose result only the anchor reads;
 //   * an elementwise or injective node joins the groups of its operands whose last node's
 //     results only it reads: the pointwise ops after an anchor, and chains (or trees) of
-//     pointwise ops, but never two anchors in one group;
+//     pointwise ops, but never two anchors in one group; then also those whose last node's
+//     other readers are in the groups that joined: the diamonds of activations such as
+//     x * sigmoid(x), hard-swish and GELU fuse into x's producer;
 //   * an opaque op is a group of its own (an op with no compute rule is opaque, so nothing
 //     is grouped that lowering cannot compile);
 //   * a group holds at most kMaxGroupNodes nodes: lowering inlines a group's pointwise ops
@@ -93,17 +95,40 @@ class Grouper {
     return root;
   }
 
-  // The open group whose tail produced `value` and whose tail's results only `reader` reads.
-  Group* joinable(const Value* value, const Node* reader) {
-    const Node* producer = value->producer();
-    auto it = group_of_.find(producer);
+  // The open group whose tail produced `value`.
+  Group* tail_group(const Value* value) {
+    auto it = group_of_.find(value->producer());
     if (it == group_of_.end()) return nullptr;
     Group* group = find(it->second);
-    if (!group->open || group->tail != producer) return nullptr;
-    for (const Value* result : producer->results())
-      for (const Use& use : result->uses())
-        if (use.user != reader) return nullptr;
-    return group;
+    return group->open && group->tail == value->producer() ? group : nullptr;
+  }
+
+  // Whether every reader of `producer`'s tail's results is `reader` or a node already in
+  // `group` (the group `reader` starts).
+  bool read_only_by(Group* producer, const Node* reader, Group* group) {
+    for (const Value* result : producer->tail->results())
+      for (const Use& use : result->uses()) {
+        if (use.user == reader) continue;
+        auto it = group_of_.find(use.user);
+        if (it == group_of_.end() || find(it->second) != group) return false;
+      }
+    return true;
+  }
+
+  // Moves `producer` into `group` when their categories allow it.
+  bool join(Group* producer, Group* group, FusionCategory category) {
+    if (producer == group) return false;
+    bool joins = category == FusionCategory::kAnchor
+                     ? producer->all_injective
+                     : is_pointwise(category) && !(producer->has_anchor && group->has_anchor);
+    if (!joins || producer->nodes.size() + group->nodes.size() > kMaxGroupNodes) return false;
+    // The smaller list moves into the larger one, so a long chain merges in linear time.
+    if (producer->nodes.size() > group->nodes.size()) std::swap(producer->nodes, group->nodes);
+    group->nodes.insert(group->nodes.end(), producer->nodes.begin(), producer->nodes.end());
+    group->has_anchor |= producer->has_anchor;
+    group->all_injective &= producer->all_injective;
+    producer->merged_into = group;
+    return true;
   }
 
   void add(Node* node) {
@@ -117,19 +142,28 @@ class Grouper {
     group->open = category != FusionCategory::kOpaque;
     group_of_[node] = group;
     if (category == FusionCategory::kOpaque) return;
+    // The operands' groups whose tail only this node reads join it. Then, for a pointwise
+    // node, so does a group whose tail's other readers have joined it: a diamond such as
+    // x * sigmoid(x) becomes one group with x's producer once sigmoid's group has joined.
+    std::vector<Group*> waiting;
     for (const Value* operand : node->operands()) {
-      Group* producer = joinable(operand, node);
+      Group* producer = tail_group(operand);
       if (producer == nullptr || producer == group) continue;
-      bool joins = category == FusionCategory::kAnchor
-                       ? producer->all_injective
-                       : is_pointwise(category) && !(producer->has_anchor && group->has_anchor);
-      if (!joins || producer->nodes.size() + group->nodes.size() > kMaxGroupNodes) continue;
-      // The smaller list moves into the larger one, so a long chain merges in linear time.
-      if (producer->nodes.size() > group->nodes.size()) std::swap(producer->nodes, group->nodes);
-      group->nodes.insert(group->nodes.end(), producer->nodes.begin(), producer->nodes.end());
-      group->has_anchor |= producer->has_anchor;
-      group->all_injective &= producer->all_injective;
-      producer->merged_into = group;
+      if (read_only_by(producer, node, group))
+        join(producer, group, category);
+      else if (is_pointwise(category))
+        waiting.push_back(producer);
+    }
+    for (bool joined = true; joined;) {
+      joined = false;
+      for (Group*& producer : waiting) {
+        if (producer == nullptr || find(producer) == group) continue;
+        producer = find(producer);
+        if (read_only_by(producer, node, group) && join(producer, group, category)) {
+          joined = true;
+          producer = nullptr;
+        }
+      }
     }
   }
 
