@@ -4,6 +4,7 @@
 #include <fmt/format.h>
 
 #include <cctype>
+#include <cstring>
 
 #include "transform_util.h"
 #include "uma/op/shape_util.h"
@@ -118,18 +119,50 @@ Expected<Shape> LayoutTransform::result_shape(const Shape& shape) const {
   return to_.shape_of(reordered);
 }
 
+// Weight packing relayouts every constant of a model at build time, so this walks the result
+// once with no per-element index vectors. Both maps are separable: a source offset is a sum
+// over the primal axes of one table each, and the result's indices move the logical indices
+// by a fixed step per axis.
 Expected<std::shared_ptr<Tensor>> relayout(const Tensor& tensor, const LayoutTransform& transform) {
   UMA_TRY_ASSIGN(Shape shape, transform.result_shape(tensor.shape()));
+  UMA_TRY_ASSIGN(std::vector<std::int64_t> extents, transform.from().logical(tensor.shape()));
   auto out = std::make_shared<Tensor>(TensorType{tensor.dtype(), shape});
+  if (out->num_elements() == 0) return out;
+
   const std::vector<std::int64_t> strides = row_major_strides(tensor.shape());
-  std::vector<std::int64_t> index(shape.size(), 0);
-  for (std::int64_t i = 0; i < out->num_elements(); ++i) {
-    std::vector<std::int64_t> source = transform.source_indices(index);
+  std::size_t primals = extents.size();
+  std::vector<std::vector<std::int64_t>> offset_of(primals);  // [primal][logical index]
+  for (std::size_t p = 0; p < primals; ++p) {
+    std::vector<std::int64_t> logical(primals, 0);
+    for (logical[p] = 0; logical[p] < extents[p]; ++logical[p]) {
+      std::vector<std::int64_t> source = transform.from().from_logical(logical);
+      std::int64_t offset = 0;
+      for (std::size_t d = 0; d < source.size(); ++d) offset += source[d] * strides[d];
+      offset_of[p].push_back(offset);
+    }
+  }
+  std::vector<std::vector<std::int64_t>> step(shape.size());  // logical move per result axis
+  for (std::size_t d = 0; d < shape.size(); ++d) {
+    std::vector<std::int64_t> unit(shape.size(), 0);
+    unit[d] = 1;
+    step[d] = transform.source_logical(unit);
+  }
+
+  auto size = static_cast<std::size_t>(dtype_size(tensor.dtype()));
+  const std::byte* from = tensor.bytes().data();
+  std::byte* to = out->bytes().data();
+  std::int64_t count = out->num_elements();
+  std::vector<std::int64_t> index(shape.size(), 0), logical(primals, 0);
+  for (std::int64_t i = 0; i < count; ++i) {
     std::int64_t offset = 0;
-    for (std::size_t d = 0; d < source.size(); ++d) offset += source[d] * strides[d];
-    copy_elements(tensor, offset, *out, i, 1);
+    for (std::size_t p = 0; p < primals; ++p) offset += offset_of[p][logical[p]];
+    std::memcpy(to + static_cast<std::size_t>(i) * size,
+                from + static_cast<std::size_t>(offset) * size, size);
     for (std::size_t d = shape.size(); d-- > 0;) {  // the next index, row-major
-      if (++index[d] < shape[d]) break;
+      bool wraps = ++index[d] == shape[d];
+      for (std::size_t p = 0; p < primals; ++p)
+        logical[p] += wraps ? -(shape[d] - 1) * step[d][p] : step[d][p];
+      if (!wraps) break;
       index[d] = 0;
     }
   }

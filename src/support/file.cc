@@ -2,6 +2,7 @@
 #include "uma/support/file.h"
 
 #include <fcntl.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -61,6 +62,21 @@ Expected<RegularFile> open_regular_file(const std::string& path) {
   if (refusal.empty()) return RegularFile(fd, static_cast<std::uint64_t>(info.st_size));
   ::close(fd);
   return Error(std::move(refusal));
+}
+
+MappedFile::~MappedFile() {
+  if (data_ != nullptr) ::munmap(const_cast<void*>(data_), size_);
+}
+
+Expected<MappedFile> map_file(const RegularFile& file, const std::string& path) {
+  if (file.size() == 0) {
+    UMA_TRY_ASSIGN(std::string read, read_file(path));
+    return MappedFile(nullptr, 0, std::move(read));
+  }
+  auto size = static_cast<std::size_t>(file.size());
+  void* data = ::mmap(nullptr, size, PROT_READ, MAP_PRIVATE | MAP_POPULATE, file.fd(), 0);
+  if (data == MAP_FAILED) return make_error("{}: cannot map: {}", path, std::strerror(errno));
+  return MappedFile(data, size, {});
 }
 
 Status write_file(const std::string& path, std::string_view contents) {

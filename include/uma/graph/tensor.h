@@ -51,12 +51,13 @@ class Tensor {
 
  private:
   struct AlignedDeleter {
+    std::size_t alignment;
     void operator()(std::byte* p) const;
   };
   TensorType type_;
   std::size_t size_ = 0;
   bool has_data_ = true;
-  std::unique_ptr<std::byte[], AlignedDeleter> data_;
+  std::unique_ptr<std::byte[], AlignedDeleter> data_{nullptr, AlignedDeleter{0}};
 };
 
 using TensorPtr = std::shared_ptr<const Tensor>;

@@ -105,10 +105,15 @@ class LayoutTransform {
   // Where the element at `indices` of the result is in the source.
   template <typename T>
   std::vector<T> source_indices(const std::vector<T>& indices) const {
+    return from_.from_logical(source_logical(indices));
+  }
+  // The logical indices (in from's primal order) of the element at `indices` of the result.
+  template <typename T>
+  std::vector<T> source_logical(const std::vector<T>& indices) const {
     std::vector<T> logical = to_.to_logical(indices);
     std::vector<T> reordered;
     for (std::size_t to_axis : order_) reordered.push_back(logical[to_axis]);
-    return from_.from_logical(reordered);
+    return reordered;
   }
 
  private:

@@ -7,14 +7,6 @@
 // Every error is prefixed with the model's name, and node errors with "node 'n' (OpType)".
 #include "uma/frontend/onnx/importer.h"
 
-#include <fcntl.h>
-#include <google/protobuf/io/coded_stream.h>
-#include <google/protobuf/io/zero_copy_stream_impl.h>
-#include <sys/stat.h>
-#include <unistd.h>
-
-#include <cerrno>
-#include <cstring>
 #include <filesystem>
 #include <limits>
 #include <unordered_map>
@@ -431,19 +423,12 @@ Expected<std::unique_ptr<Module>> import_onnx_file(Context& context, const std::
         "{}: the file is {} bytes; protobuf cannot parse 2 GB or more, so a model "
         "this large must keep its tensors in external data files",
         path, file.size());
-  onnx::ModelProto model;
-  {
-    // Parsed straight from the file: the bytes are never all in memory beside the proto.
-    google::protobuf::io::FileInputStream stream_file(file.fd());
-    google::protobuf::io::CodedInputStream stream(&stream_file);
-    stream.SetTotalBytesLimit(static_cast<int>(kMaxProtoBytes));
-    if (!model.ParseFromCodedStream(&stream) || !stream.ConsumedEntireMessage())
-      return make_error("{}: not an ONNX model (the protobuf does not parse)", path);
-  }
+  // Parsed from one mapping, so that protobuf copies each tensor's bytes once, at their final
+  // size, rather than growing them chunk by chunk from a stream.
+  UMA_TRY_ASSIGN(MappedFile mapped, map_file(file, path));
   std::filesystem::path dir = std::filesystem::path(path).parent_path();
-  auto module = import_model(context, model, dir.empty() ? "." : dir.string(), options);
-  if (!module) return module.error().with_context(path);
-  return module;
+  return import_onnx_bytes(context, mapped.bytes(), path, dir.empty() ? "." : dir.string(),
+                           options);
 }
 
 }  // namespace uma
