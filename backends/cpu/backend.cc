@@ -23,6 +23,10 @@ class Cpu : public Backend {
       add_schedule(block, schedule_conv2d);
     for (const char* block : {"max_pool3d", "avg_pool3d"}) add_schedule(block, schedule_pool);
     for (const char* block : {"dense", "matmul"}) add_schedule(block, schedule_dense);
+    for (const char* block :
+         {"softmax_sum", "log_softmax_sum", "layer_norm_mean", "layer_norm_variance",
+          "instance_norm_mean", "instance_norm_variance"})
+      add_schedule(block, schedule_reduction);
     add_tir_pass(TirPhase::k0, "contract-fma", contract_fma);
   }
 };

@@ -49,4 +49,8 @@ Status schedule_dense(tir::Schedule& s, const tir::BlockRef& product, const Targ
 // The schedule of blocks max_pool3d and avg_pool3d over blocked data (schedule_pool.cc).
 Status schedule_pool(tir::Schedule& s, const tir::BlockRef& pool, const Target& target);
 
+// The schedule of sums along contiguous elements: softmax's, the norms' mean and variance
+// (schedule_reduction.cc).
+Status schedule_reduction(tir::Schedule& s, const tir::BlockRef& sum, const Target& target);
+
 }  // namespace uma::backends

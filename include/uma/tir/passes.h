@@ -41,6 +41,11 @@ struct VectorizeOptions {
   // of a vector expression holds arrays of this many lanes.
   std::int64_t max_lanes = 64;
 };
+// hoist-padding-guards: in a loop whose every store accumulates a term that a guard zeroes
+// (a padded input read through select(in_bounds, x, 0)), the guard's conjuncts that only
+// outer loops decide become an `if` around the loop's body, out of the hot loop.
+FuncPass hoist_padding_guards_pass();
+
 // vectorize: loops marked vectorized become vector stores of ramps and broadcasts; a loop
 // whose body cannot be (an inner loop, an `if`, ...) becomes serial, and the reason joins
 // the function's attribute `vectorize_fallback`.

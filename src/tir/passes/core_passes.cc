@@ -37,6 +37,10 @@ void register_core_passes(FuncPassRegistry& registry) {
       });
   add("flatten-buffers", "make every buffer one-dimensional and dense, with flat indices",
       flatten_buffers_pass);
+  add("hoist-padding-guards",
+      "test the conjuncts of padding guards that outer loops decide once per iteration of "
+      "the loop around the accumulation",
+      hoist_padding_guards_pass);
   add("vectorize",
       "turn loops marked vectorized into vector stores (serial, with a reason, when not)",
       [](PassOptions& options) -> Expected<FuncPass> {

@@ -24,9 +24,11 @@ TirPipeline core_tir_pipeline(const TirPipelineConfig& config) {
   }
   pipeline[1].push_back(flatten_buffers_pass());
   pipeline[1].push_back(simplify_pass());
-  // TIR_PHASE_2: loop transforms. The copies unroll makes are simplified before storage
-  // is planned, so that it sees the accesses as they will be.
-  pipeline[2] = {vectorize_pass(), unroll_pass(), simplify_pass(), storage_rewrite_pass()};
+  // TIR_PHASE_2: loop transforms. Padding guards leave the hot loops first, while loops
+  // are still loops; the copies unroll makes are simplified before storage is planned, so
+  // that it sees the accesses as they will be.
+  pipeline[2] = {hoist_padding_guards_pass(), vectorize_pass(), unroll_pass(), simplify_pass(),
+                 storage_rewrite_pass()};
   // TIR_PHASE_3: the final clean-up before code generation.
   pipeline[3] = {remove_no_op_pass(), simplify_pass()};
   return pipeline;
