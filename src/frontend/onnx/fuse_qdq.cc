@@ -1,10 +1,12 @@
 // DequantizeLinear -> Conv -> QuantizeLinear chains to QLinearConv (see fuse_qdq.h).
 #include "fuse_qdq.h"
 
+#include <optional>
 #include <unordered_map>
 #include <unordered_set>
 
 #include "uma/frontend/onnx/tensor_proto.h"
+#include "uma/op/shape_util.h"
 
 namespace uma::onnx_import {
 namespace {
@@ -55,8 +57,21 @@ class QdqFusion {
     auto it = initializers_.find(name);
     if (name.empty() || it == initializers_.end()) return -1;
     std::int64_t count = 1;
-    for (std::int64_t dim : it->second->dims()) count *= dim;
+    for (std::int64_t dim : it->second->dims()) {
+      std::optional<std::int64_t> product = dim < 0 ? std::nullopt : checked_mul(count, dim);
+      if (!product) return -1;  // the import refuses such a tensor later, with its reason
+      count = *product;
+    }
     return count;
+  }
+
+  // An initializer of u8 or i8: QLinearConv's data, weight and zero points are (DequantizeLinear
+  // also takes i32).
+  bool is_8bit(const std::string& name) const {
+    auto it = initializers_.find(name);
+    if (it == initializers_.end()) return false;
+    const int type = it->second->data_type();
+    return type == onnx::TensorProto::UINT8 || type == onnx::TensorProto::INT8;
   }
 
   // Input i of `node`, or "" when it has none.
@@ -91,7 +106,8 @@ class QdqFusion {
   Expected<bool> bias_fits(const onnx::NodeProto& bias, const onnx::NodeProto& x,
                            const onnx::NodeProto& w, std::int64_t out_channels) const {
     const std::string &values = input(bias, 0), &scale = input(bias, 1), &zero = input(bias, 2);
-    if (elements(values) != out_channels || elements(scale) < 1) return false;
+    const std::int64_t scales = elements(scale);
+    if (elements(values) != out_channels || (scales != 1 && scales != out_channels)) return false;
     if (initializers_.at(values)->data_type() != onnx::TensorProto::INT32) return false;
     if (!zero.empty()) {
       if (elements(zero) < 1) return false;
@@ -119,7 +135,9 @@ class QdqFusion {
     const onnx::NodeProto* w = producer(conv.input(1), "DequantizeLinear");
     auto use = uses_.find(conv.output(0));
     if (x == nullptr || w == nullptr || use == uses_.end() || use->second != 1) return nullptr;
-    const onnx::NodeProto* quantize = users_.at(conv.output(0));
+    auto user = users_.find(conv.output(0));
+    if (user == users_.end()) return nullptr;  // a graph output only
+    const onnx::NodeProto* quantize = user->second;
     if (quantize->op_type() != "QuantizeLinear" || !is_default_domain(quantize->domain()) ||
         input(*quantize, 0) != conv.output(0) || !per_tensor(*x) || !per_tensor(*quantize))
       return nullptr;
@@ -128,6 +146,9 @@ class QdqFusion {
     if (weights < 1 || weight_dims->second->dims_size() < 1) return nullptr;
     const std::int64_t out_channels = weight_dims->second->dims(0);
     if (!weight_scales_fit(*w, out_channels)) return nullptr;
+    for (const std::string* name :
+         {&input(*x, 2), &input(*w, 0), &input(*w, 2), &input(*quantize, 2)})
+      if (!is_8bit(*name)) return nullptr;
     const onnx::NodeProto* bias = nullptr;
     if (!input(conv, 2).empty()) {
       bias = producer(conv.input(2), "DequantizeLinear");
