@@ -6,7 +6,9 @@
 // (O, C / groups, kernel...) and a transposed convolution's is (C, O / groups, kernel...).
 // `padding` has 2 * rank values, all the begins then all the ends (ONNX's `pads` order;
 // for 2-D that is top, left, bottom, right). An optional third operand is a per-output-
-// channel bias. Operands share one floating-point dtype (see nn_util.h for the arithmetic).
+// channel bias. Operands share one floating-point dtype (see nn_util.h for the arithmetic),
+// or, for nn.convNd only, i32: ONNX's ConvInteger and QLinearConv, exact in the reference
+// kernel and summed in i32 by compiled code.
 //
 // nn.conv2d_packed is nn.conv2d with its weight packed in blocks of b output channels,
 // (O / b, C / groups, kh, kw, b) ("OIHW<b>o"): what the host backend makes of a convolution
@@ -41,9 +43,10 @@ Status check_conv_attrs(const AttrMap& attrs, std::size_t rank) {
 }
 
 // data (N, C, spatial...) and weight (2 channel dimensions, kernel...) of the right ranks and
-// dtypes, and a kernel without empty dimensions. `weight_layout` is "OI" or "IO".
+// dtypes, and a kernel without empty dimensions. `weight_layout` is "OI" or "IO"; a
+// convolution (not its transpose) may also be i32, for the integer convolutions.
 Status check_conv_operands(const std::vector<Type>& inputs, std::size_t rank,
-                           const char* weight_layout) {
+                           const char* weight_layout, bool allow_i32) {
   UMA_TRY(check_tensor_operands(inputs));
   const TensorType& data = inputs[0].tensor();
   const TensorType& weight = inputs[1].tensor();
@@ -53,7 +56,7 @@ Status check_conv_operands(const std::vector<Type>& inputs, std::size_t rank,
   if (weight.rank() != rank + 2)
     return make_error("weight must have rank {} ({}{}), got {}", rank + 2, weight_layout,
                       spatial_letters(rank), to_string(Type(weight)));
-  UMA_TRY(nn::check_float_dtypes(inputs, {"data", "weight", "bias"}));
+  UMA_TRY(nn::check_float_dtypes(inputs, {"data", "weight", "bias"}, allow_i32));
   Shape kernel(weight.shape.begin() + 2, weight.shape.end());
   for (std::int64_t k : kernel)
     if (k < 1) return make_error("weight has an empty kernel {}", to_string(kernel));
@@ -64,7 +67,7 @@ Status check_conv_operands(const std::vector<Type>& inputs, std::size_t rank,
 
 Expected<std::vector<Type>> infer_conv(std::size_t rank, const std::vector<Type>& inputs,
                                        const AttrMap& attrs) {
-  UMA_TRY(check_conv_operands(inputs, rank, "OI"));
+  UMA_TRY(check_conv_operands(inputs, rank, "OI", true));
   UMA_TRY(check_conv_attrs(attrs, rank));
   const TensorType& data = inputs[0].tensor();
   const TensorType& weight = inputs[1].tensor();
@@ -103,19 +106,20 @@ Expected<std::vector<Type>> infer_conv(std::size_t rank, const std::vector<Type>
 //
 // The loops run tap by tap and add weight[o][c][k] times a strided slice of the input plane
 // to the whole output plane of (n, o): the same sum in another order, which keeps the
-// innermost loop free of index arithmetic and bounds tests.
-Expected<std::vector<TensorPtr>> conv_kernel(const std::vector<TensorPtr>& inputs,
-                                             const AttrMap& attrs,
-                                             const std::vector<Type>& result_types) {
+// innermost loop free of index arithmetic and bounds tests. Operands are read as T (`read`).
+template <typename T>
+std::vector<TensorPtr> conv_sum(const std::vector<TensorPtr>& inputs, const AttrMap& attrs,
+                                const std::vector<Type>& result_types,
+                                std::vector<T> (*read)(const Tensor&)) {
   const Shape& ds = inputs[0]->shape();
   const Shape& ws = inputs[1]->shape();
   const TensorType& out_type = result_types[0].tensor();
   const Shape kernel(ws.begin() + 2, ws.end());
   const Window3 win = nn::make_window(ds, out_type.shape, kernel, attrs.get_ints("strides"),
                                       attrs.get_ints("padding"), attrs.get_ints("dilation"));
-  std::vector<float> data = nn::to_floats(*inputs[0]);
-  std::vector<float> weight = nn::to_floats(*inputs[1]);
-  std::vector<float> bias = inputs.size() > 2 ? nn::to_floats(*inputs[2]) : std::vector<float>();
+  std::vector<T> data = read(*inputs[0]);
+  std::vector<T> weight = read(*inputs[1]);
+  std::vector<T> bias = inputs.size() > 2 ? read(*inputs[2]) : std::vector<T>();
 
   const std::int64_t batch = ds[0], channels = ds[1];
   const std::int64_t out_channels = ws[0], group_channels = ws[1];
@@ -134,8 +138,8 @@ Expected<std::vector<TensorPtr>> conv_kernel(const std::vector<TensorPtr>& input
       std::fill(plane, plane + out_plane, bias.empty() ? 0.0 : bias[o]);
       std::int64_t first_channel = o / group_out_channels * group_channels;
       for (std::int64_t c = 0; c < group_channels; ++c) {
-        const float* src = data.data() + (n * channels + first_channel + c) * in_plane;
-        const float* taps_of_c = weight.data() + (o * group_channels + c) * taps;
+        const T* src = data.data() + (n * channels + first_channel + c) * in_plane;
+        const T* taps_of_c = weight.data() + (o * group_channels + c) * taps;
         for (std::int64_t kz = 0; kz < d.kernel; ++kz) {
           const TapSpan& zs = z_spans[kz];
           for (std::int64_t ky = 0; ky < h.kernel; ++ky) {
@@ -147,7 +151,7 @@ Expected<std::vector<TensorPtr>> conv_kernel(const std::vector<TensorPtr>& input
                 std::int64_t iz = z * d.stride + zs.offset;
                 for (std::int64_t y = ys.outputs.begin; y < ys.outputs.end; ++y) {
                   std::int64_t iy = y * h.stride + ys.offset;
-                  const float* row = src + (iz * h.input + iy) * w.input;
+                  const T* row = src + (iz * h.input + iy) * w.input;
                   double* out_row = plane + (z * h.output + y) * w.output;
                   for (std::int64_t x = xs.outputs.begin; x < xs.outputs.end; ++x)
                     out_row[x] += tap * row[x * w.stride + xs.offset];
@@ -160,6 +164,16 @@ Expected<std::vector<TensorPtr>> conv_kernel(const std::vector<TensorPtr>& input
     }
   }
   return std::vector<TensorPtr>{nn::from_doubles(out, out_type)};
+}
+
+// i32 operands (the integer convolutions' 8-bit values less their zero points) are read as
+// doubles, so that every product and sum is exact; floats as f32.
+Expected<std::vector<TensorPtr>> conv_kernel(const std::vector<TensorPtr>& inputs,
+                                             const AttrMap& attrs,
+                                             const std::vector<Type>& result_types) {
+  if (inputs[0]->dtype() == DType::i32)
+    return conv_sum<double>(inputs, attrs, result_types, nn::to_doubles);
+  return conv_sum<float>(inputs, attrs, result_types, nn::to_floats);
 }
 
 // ---- nn.conv2d_packed ----
@@ -279,7 +293,7 @@ Expected<std::int64_t> transpose_output_size(const char* what, std::int64_t inpu
 
 Expected<std::vector<Type>> infer_conv_transpose(std::size_t rank, const std::vector<Type>& inputs,
                                                  const AttrMap& attrs) {
-  UMA_TRY(check_conv_operands(inputs, rank, "IO"));
+  UMA_TRY(check_conv_operands(inputs, rank, "IO", false));
   UMA_TRY(check_conv_attrs(attrs, rank));
   UMA_TRY(nn::check_ints_attr(attrs, "output_padding", rank, "", 0));
   const TensorType& data = inputs[0].tensor();

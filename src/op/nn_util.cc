@@ -36,14 +36,14 @@ const char* padding_meaning(std::size_t rank) {
   return kMeanings[rank - 1];
 }
 
-Status check_float_dtypes(const std::vector<Type>& inputs,
-                          std::initializer_list<const char*> names) {
+Status check_float_dtypes(const std::vector<Type>& inputs, std::initializer_list<const char*> names,
+                          bool allow_i32) {
   const char* const* name = names.begin();
   DType dtype = inputs[0].tensor().dtype;
   // f64 is left out: these kernels read their operands as f32 (to_floats).
-  if (!is_float(dtype) || dtype == DType::f64)
-    return make_error("{} is {}, but only floating-point types (f32, f16, bf16) are supported",
-                      name[0], dtype_name(dtype));
+  if ((!is_float(dtype) || dtype == DType::f64) && !(allow_i32 && dtype == DType::i32))
+    return make_error("{} is {}, but only floating-point types (f32, f16, bf16){} are supported",
+                      name[0], dtype_name(dtype), allow_i32 ? " and i32" : "");
   for (std::size_t i = 1; i < inputs.size() && i < names.size(); ++i)
     if (inputs[i].tensor().dtype != dtype)
       return make_error("{} is {}, but {} is {}", name[i], dtype_name(inputs[i].tensor().dtype),
@@ -99,6 +99,12 @@ std::vector<float> to_floats(const Tensor& t) {
   std::vector<float> values(static_cast<std::size_t>(t.num_elements()));
   for (std::size_t i = 0; i < values.size(); ++i)
     values[i] = static_cast<float>(t.get(static_cast<std::int64_t>(i)));
+  return values;
+}
+
+std::vector<double> to_doubles(const Tensor& t) {
+  std::vector<double> values(static_cast<std::size_t>(t.num_elements()));
+  for (std::size_t i = 0; i < values.size(); ++i) values[i] = t.get(static_cast<std::int64_t>(i));
   return values;
 }
 

@@ -30,10 +30,10 @@ const char* padding_meaning(std::size_t rank);
 
 // ---- checks ----
 
-// The operands share one of f32, f16 and bf16; `names` names them in messages ("data",
-// "weight", "bias"), and only as many operands as there are are checked.
-Status check_float_dtypes(const std::vector<Type>& inputs,
-                          std::initializer_list<const char*> names);
+// The operands share one of f32, f16 and bf16 (or i32 when `allow_i32`); `names` names them
+// in messages ("data", "weight", "bias"), and only as many operands as there are are checked.
+Status check_float_dtypes(const std::vector<Type>& inputs, std::initializer_list<const char*> names,
+                          bool allow_i32 = false);
 
 // The optional third operand (bias) holds one value per output channel or unit.
 Status check_bias(const std::vector<Type>& inputs, std::int64_t count, const char* per);
@@ -57,6 +57,8 @@ Expected<std::int64_t> window_output_size(const char* what, std::int64_t input,
 
 // Every element as a float (f16 and bf16 widened; small integers exactly).
 std::vector<float> to_floats(const Tensor& t);
+// Every element as a double (i32 exactly).
+std::vector<double> to_doubles(const Tensor& t);
 // A tensor of `type` from row-major values, each rounded once to the dtype.
 TensorPtr from_doubles(const std::vector<double>& values, const TensorType& type);
 

@@ -38,6 +38,22 @@ class TextClassifier(torch.nn.Module):
         return self.classifier(self.encoder(self.embedding(tokens)).mean(dim=1))
 
 
+class SequenceClassifier(torch.nn.Module):
+    """A small recurrent model: a two-layer bidirectional LSTM, a GRU over its outputs, linear."""
+
+    def __init__(self, features=16, hidden=24, classes=5):
+        super().__init__()
+        self.lstm = torch.nn.LSTM(features, hidden, num_layers=2, bidirectional=True,
+                                  batch_first=True)
+        self.gru = torch.nn.GRU(2 * hidden, hidden, batch_first=True)
+        self.classifier = torch.nn.Linear(hidden, classes)
+
+    def forward(self, x):
+        y, _ = self.lstm(x)
+        _, h = self.gru(y)
+        return self.classifier(h[-1])
+
+
 def image_model(factory, **kwargs):
     return lambda: (factory(weights=None, **kwargs), torch.randn(1, 3, 224, 224))
 
@@ -53,6 +69,8 @@ MODELS = {
     "densenet121": image_model(torchvision.models.densenet121),
     "googlenet": image_model(torchvision.models.googlenet, aux_logits=False, init_weights=True),
     "transformer_text": lambda: (TextClassifier(), torch.randint(0, 1000, (1, 16))),
+    # LSTM and GRU (torch exports GRU with linear_before_reset), unrolled at import.
+    "lstm_sequence": lambda: (SequenceClassifier(), torch.randn(2, 12, 16)),
     # ResNet-18 once more, exported with its BatchNormalization nodes kept (torch folds them
     # into the convolutions otherwise), so that uma's own folding is checked on a real model.
     "resnet18_bn": image_model(torchvision.models.resnet18),

@@ -12,11 +12,14 @@
 //   relu or gelu. f32 only. It competes with test_conv for 1x1 convolutions: the target
 //   listed first gets them.
 // - test_elem: no patterns; runs f32 elementwise unary and binary ops one by one.
+// - test_int8: integer 2-D convolutions with their scales and zero points (QLinearConv, and
+//   QDQ convolutions), u8 or i8 in and out, as an int8 accelerator claims them.
 #include "test_targets.h"
 
 #include <algorithm>
 
 #include "uma/graph/ir.h"
+#include "uma/pattern/quantized.h"
 
 namespace uma {
 namespace {
@@ -179,6 +182,17 @@ Status supports_elementwise(const Node& node) {
   return Status::success();
 }
 
+// test_int8's kernel reads and writes 8-bit integers: the composite's input (the quantized
+// data) and its result.
+Status check_int8(const Match& m) {
+  for (const Value* value : {m.inputs.front(), m.root}) {
+    DType dtype = value->tensor_type().dtype;
+    if (dtype != DType::u8 && dtype != DType::i8)
+      return make_error("{} is not supported; test_int8 runs u8 and i8", dtype_name(dtype));
+  }
+  return Status::success();
+}
+
 PartitionTarget conv_target() {
   return {.name = "test_conv",
           .patterns = {{"conv2d_residual", conv_residual(), check_conv_residual},
@@ -197,6 +211,10 @@ PartitionTarget dense_target() {
                        {"conv2d_1x1", dense_chain(conv_1x1()), check_product}}};
 }
 
+PartitionTarget int8_target() {
+  return {.name = "test_int8", .patterns = {{"qconv2d", quantized_conv("nn.conv2d"), check_int8}}};
+}
+
 PartitionTarget elem_target() {
   return {.name = "test_elem", .patterns = {}, .supports_op = supports_elementwise};
 }
@@ -204,7 +222,7 @@ PartitionTarget elem_target() {
 }  // namespace
 
 void register_test_targets(PartitionTargetRegistry& registry) {
-  for (PartitionTarget target : {conv_target(), dense_target(), elem_target()}) {
+  for (PartitionTarget target : {conv_target(), dense_target(), elem_target(), int8_target()}) {
     std::string name = target.name;
     UMA_CHECK(registry.add(std::move(target)).ok(), "partition target {} registered twice", name);
   }

@@ -7,7 +7,8 @@
 namespace uma {
 
 // test_conv (convolutions with optional bias and activation), test_dense (dense and matmul
-// with optional bias and activation), test_elem (elementwise ops, one by one).
+// with optional bias and activation), test_elem (elementwise ops, one by one), test_int8
+// (integer convolutions with their scales and zero points).
 void register_test_targets(PartitionTargetRegistry& registry);
 
 }  // namespace uma

@@ -200,7 +200,8 @@ TEST_F(MergeCompositeTest, TargetsMustBeKnownAndGiven) {
   auto unknown = create_merge_composite_pass({.targets = {"test_conv", "npu"}})->run(**module);
   ASSERT_FALSE(unknown.ok());
   EXPECT_EQ(unknown.error().message(),
-            "unknown partition target 'npu' (known targets: test_conv, test_dense, test_elem)");
+            "unknown partition target 'npu' (known targets: test_conv, test_dense, test_elem, "
+            "test_int8)");
   auto none = create_merge_composite_pass({})->run(**module);
   ASSERT_FALSE(none.ok());
   EXPECT_EQ(none.error().message(),

@@ -85,6 +85,11 @@ class OnnxModel {
     for (std::int64_t v : values) a->add_ints(v);
     return *this;
   }
+  OnnxModel& strings_attr(const std::string& name, const std::vector<std::string>& values) {
+    onnx::AttributeProto* a = add_attr(name, onnx::AttributeProto::STRINGS);
+    for (const std::string& v : values) a->add_strings(v);
+    return *this;
+  }
 
   Expected<std::unique_ptr<Module>> import(Context& ctx) const {
     return import_onnx_bytes(ctx, model_.SerializeAsString(), "m.onnx", "");

@@ -1,6 +1,7 @@
 // Unit tests of the ONNX converters of src/frontend/onnx/quantize.cc: the spec's rounding
-// (half to even) and saturation, per-tensor and per-axis scales, the integer matmuls, and
-// the errors, by importing one-node models and running them with the reference interpreter.
+// (half to even) and saturation, per-tensor and per-axis scales, the integer matmuls and
+// convolutions, and the errors, by importing one-node models and running them with the reference
+// interpreter.
 #include <gtest/gtest.h>
 
 #include "onnx_model_builder.h"
@@ -107,6 +108,88 @@ TEST_F(OnnxQuantizeTest, IntegerMatmuls) {
   EXPECT_EQ(import_error(flat),
             "m.onnx: node 'n' (MatMulInteger): inputs 0 and 1 have shapes 2 and 2x2, but must "
             "have rank 2 or more");
+}
+
+TEST_F(OnnxQuantizeTest, ConvIntegerSubtractsZeroPointsPerChannel) {
+  // x - 1 = [[0, 1, 2], [3, 4, 5], [6, 7, 8]]; w's first channel less 1 is all ones (window
+  // sums), its second less 0 picks each window's top left.
+  OnnxModel model("ConvInteger", 10);
+  model.input("x", DType::u8, {1, 1, 3, 3})
+      .constant("w", *make_tensor(DType::u8, {2, 1, 2, 2}, {2, 2, 2, 2, 1, 0, 0, 0}))
+      .constant("xz", *make_tensor(DType::u8, {}, {1}))
+      .constant("wz", *make_tensor(DType::u8, {2}, {1, 0}))
+      .output("y");
+  std::vector<TensorPtr> y =
+      run(model, {make_tensor(DType::u8, {1, 1, 3, 3}, {1, 2, 3, 4, 5, 6, 7, 8, 9})});
+  ASSERT_EQ(y.size(), 1u);
+  EXPECT_EQ(y[0]->dtype(), DType::i32);
+  EXPECT_EQ(values_of(*y[0]), (Values{8, 12, 20, 24, 0, 1, 3, 4}));
+}
+
+TEST_F(OnnxQuantizeTest, QLinearConvRequantizesHalfToEven) {
+  // A 1x1 kernel with stride 2 over x padded by 1 reads padding but at x[1][1] = 4. Channel
+  // 0: (0, 0, 0, 4) + bias 1, times 0.5 * 1 / 1 = 0.5, 0.5, 0.5, 2.5, round to 0, 0, 0, 2;
+  // channel 1: (0, 0, 0, 4 * -2) times 0.5 * 0.5 = 0, 0, 0, -2. Both then less 1.
+  OnnxModel model("QLinearConv", 10);
+  model.input("x", DType::i8, {1, 1, 2, 2})
+      .constant("xs", *f32({}, {0.5}))
+      .constant("xz", *make_tensor(DType::i8, {}, {0}))
+      .constant("w", *make_tensor(DType::i8, {2, 1, 1, 1}, {1, -2}))
+      .constant("ws", *f32({2}, {1, 0.5}))
+      .constant("wz", *make_tensor(DType::i8, {}, {0}))
+      .constant("ys", *f32({}, {1}))
+      .constant("yz", *make_tensor(DType::i8, {}, {-1}))
+      .constant("b", *make_tensor(DType::i32, {2}, {1, 0}))
+      .output("y")
+      .ints_attr("pads", {1, 1, 1, 1})
+      .ints_attr("strides", {2, 2});
+  std::vector<TensorPtr> y = run(model, {make_tensor(DType::i8, {1, 1, 2, 2}, {1, 2, 3, 4})});
+  ASSERT_EQ(y.size(), 1u);
+  EXPECT_EQ(y[0]->dtype(), DType::i8);
+  EXPECT_EQ(values_of(*y[0]), (Values{-1, -1, -1, 1, -1, -1, -1, -3}));
+}
+
+TEST_F(OnnxQuantizeTest, IntegerConvolutionErrors) {
+  OnnxModel float_data("ConvInteger", 10);
+  float_data.input("x", DType::f32, {1, 1, 3, 3})
+      .constant("w", *make_tensor(DType::u8, {1, 1, 2, 2}, {1, 1, 1, 1}))
+      .output("y");
+  EXPECT_EQ(import_error(float_data),
+            "m.onnx: node 'n' (ConvInteger): input 0 ('x') is f32, but must be u8 or i8");
+  OnnxModel x_per_channel("ConvInteger", 10);
+  x_per_channel.input("x", DType::u8, {1, 2, 3, 3})
+      .constant("w", *make_tensor(DType::u8, {1, 2, 1, 1}, {1, 1}))
+      .constant("xz", *make_tensor(DType::u8, {2}, {1, 1}))
+      .output("y");
+  EXPECT_EQ(import_error(x_per_channel),
+            "m.onnx: node 'n' (ConvInteger): input 2 (x's zero point) has shape 2, but must be "
+            "a scalar");
+  OnnxModel scales("QLinearConv", 10);
+  scales.input("x", DType::u8, {1, 1, 2, 2})
+      .constant("xs", *f32({}, {1}))
+      .constant("xz", *make_tensor(DType::u8, {}, {0}))
+      .constant("w", *make_tensor(DType::u8, {2, 1, 1, 1}, {1, 1}))
+      .constant("ws", *f32({3}, {1, 1, 1}))
+      .constant("wz", *make_tensor(DType::u8, {}, {0}))
+      .constant("ys", *f32({}, {1}))
+      .constant("yz", *make_tensor(DType::u8, {}, {0}))
+      .output("y");
+  EXPECT_EQ(import_error(scales),
+            "m.onnx: node 'n' (QLinearConv): input 4 ('w_scale') has shape 3, but must be a "
+            "scalar or hold 2 values (one per element along axis 1)");
+  OnnxModel bias("QLinearConv", 10);
+  bias.input("x", DType::u8, {1, 1, 2, 2})
+      .constant("xs", *f32({}, {1}))
+      .constant("xz", *make_tensor(DType::u8, {}, {0}))
+      .constant("w", *make_tensor(DType::u8, {1, 1, 1, 1}, {1}))
+      .constant("ws", *f32({}, {1}))
+      .constant("wz", *make_tensor(DType::u8, {}, {0}))
+      .constant("ys", *f32({}, {1}))
+      .constant("yz", *make_tensor(DType::u8, {}, {0}))
+      .constant("b", *f32({1}, {1}))
+      .output("y");
+  EXPECT_EQ(import_error(bias),
+            "m.onnx: node 'n' (QLinearConv): input 8 ('B') is f32, but must be i32");
 }
 
 }  // namespace

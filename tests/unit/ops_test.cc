@@ -216,7 +216,7 @@ TEST_F(OpsTest, Conv2dInferenceErrors) {
   EXPECT_EQ(error("nn.conv2d", {data, tensor({4, 8, 3})}),
             "weight must have rank 4 (OIHW), got tensor<4x8x3xf32>");
   EXPECT_EQ(error("nn.conv2d", {tensor({1, 8, 5, 5}, DType::i8), tensor({4, 8, 3, 3}, DType::i8)}),
-            "data is i8, but only floating-point types (f32, f16, bf16) are supported");
+            "data is i8, but only floating-point types (f32, f16, bf16) and i32 are supported");
   EXPECT_EQ(error("nn.conv2d", {data, tensor({4, 8, 3, 3}, DType::f16)}),
             "weight is f16, but data is f32");
   EXPECT_EQ(error("nn.conv2d", {data, weight, tensor({4}, DType::bf16)}),

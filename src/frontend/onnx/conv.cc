@@ -132,31 +132,38 @@ struct ConvInputs {
   Shape input, kernel;  // spatial sizes of X and of W's kernel
 };
 
-Expected<ConvInputs> conv_inputs(const NodeContext& ctx) {
-  ConvInputs in;
+// X, W and B if given, of ONNX's Conv and ConvTranspose.
+Expected<Values> conv_operands(const NodeContext& ctx) {
   UMA_TRY_ASSIGN(Value * x, required_input(ctx, 0, "X"));
   UMA_TRY_ASSIGN(Value * w, required_input(ctx, 1, "W"));
+  Values operands = {x, w};
+  if (ctx.has_input(2)) operands.push_back(ctx.input(2));
+  return operands;
+}
+
+Expected<ConvInputs> conv_inputs(const NodeContext& ctx, Values operands) {
+  ConvInputs in;
+  Value* x = operands[0];
+  Value* w = operands[1];
   UMA_TRY_ASSIGN(in.rank, spatial_rank(ctx, x));
   if (shape_of(w).size() != shape_of(x).size())
     return make_error("input 1 ('W') is {}, but must have the rank of input 0 ('X'), {}",
                       to_string(w->type()), to_string(x->type()));
-  in.operands = {x, w};
-  if (ctx.has_input(2)) in.operands.push_back(ctx.input(2));
   in.input.assign(shape_of(x).begin() + 2, shape_of(x).end());
   in.kernel.assign(shape_of(w).begin() + 2, shape_of(w).end());
+  in.operands = std::move(operands);
   UMA_TRY(check_kernel_shape(ctx, in.kernel));
   return in;
 }
 
+Expected<ConvInputs> conv_inputs(const NodeContext& ctx) {
+  UMA_TRY_ASSIGN(Values operands, conv_operands(ctx));
+  return conv_inputs(ctx, std::move(operands));
+}
+
 Expected<Values> convert_conv(NodeContext& ctx) {
-  UMA_TRY_ASSIGN(ConvInputs in, conv_inputs(ctx));
-  UMA_TRY_ASSIGN(Ints strides, spatial_attr(ctx, "strides", in.rank, 1));
-  UMA_TRY_ASSIGN(Ints dilations, spatial_attr(ctx, "dilations", in.rank, 1));
-  UMA_TRY_ASSIGN(std::int64_t group, ctx.attr_int("group", 1));
-  UMA_TRY_ASSIGN(Ints padding, window_padding(ctx, in.input, in.kernel, strides, dilations));
-  AttrMap attrs = window_attrs(strides, padding, dilations);
-  attrs.set("groups", group);
-  return single(ctx.emit_value(fmt::format("nn.conv{}d", in.rank), in.operands, attrs));
+  UMA_TRY_ASSIGN(Values operands, conv_operands(ctx));
+  return single(emit_conv(ctx, std::move(operands)));
 }
 
 // The padding (and extra output padding) of a ConvTranspose: ONNX derives it from
@@ -249,12 +256,6 @@ TensorPtr transposed(const Tensor& t) {
       std::memcpy(out->bytes().data() + (j * rows + i) * size,
                   t.bytes().data() + (i * columns + j) * size, size);
   return out;
-}
-
-Value* scalar(NodeContext& ctx, DType dtype, double value) {
-  auto tensor = std::make_shared<Tensor>(TensorType{dtype, {}});
-  tensor->set(0, value);
-  return ctx.constant(std::move(tensor));
 }
 
 // Y = alpha * A' * B' + beta * C, where A' and B' are A and B transposed when transA and
@@ -377,6 +378,17 @@ Expected<Values> convert_global_pool(NodeContext& ctx, const char* op) {
 }
 
 }  // namespace
+
+Expected<Value*> emit_conv(NodeContext& ctx, std::vector<Value*> operands) {
+  UMA_TRY_ASSIGN(ConvInputs in, conv_inputs(ctx, std::move(operands)));
+  UMA_TRY_ASSIGN(Ints strides, spatial_attr(ctx, "strides", in.rank, 1));
+  UMA_TRY_ASSIGN(Ints dilations, spatial_attr(ctx, "dilations", in.rank, 1));
+  UMA_TRY_ASSIGN(std::int64_t group, ctx.attr_int("group", 1));
+  UMA_TRY_ASSIGN(Ints padding, window_padding(ctx, in.input, in.kernel, strides, dilations));
+  AttrMap attrs = window_attrs(strides, padding, dilations);
+  attrs.set("groups", group);
+  return ctx.emit_value(fmt::format("nn.conv{}d", in.rank), in.operands, attrs);
+}
 
 // Each op with the first opset of the definition converted (see ConverterEntry): all of them
 // from their first version.

@@ -105,5 +105,11 @@ void register_reduce_converters(ConverterTable& table);     // ReduceMean, ..., 
 void register_constant_converter(ConverterTable& table);    // Constant (constant.cc)
 void register_einsum_converter(ConverterTable& table);      // Einsum (einsum.cc)
 void register_quantize_converters(ConverterTable& table);   // QuantizeLinear, QLinearMatMul, ...
+void register_rnn_converters(ConverterTable& table);        // RNN, GRU, LSTM (rnn.cc)
+
+// An nn.conv<N>d of `operands` (X, W and an optional bias) with the node's Conv attributes
+// (strides, pads or auto_pad, dilations, group, kernel_shape); conv.cc. ConvInteger and
+// QLinearConv give it their operands less their zero points.
+Expected<Value*> emit_conv(NodeContext& ctx, std::vector<Value*> operands);
 
 }  // namespace uma::onnx_import

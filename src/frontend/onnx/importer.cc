@@ -13,6 +13,7 @@
 #include <unordered_set>
 
 #include "converter.h"
+#include "fuse_qdq.h"
 #include "input_types.h"
 #include "uma/frontend/onnx/tensor_proto.h"
 #include "uma/graph/fold.h"
@@ -43,6 +44,7 @@ const ConverterTable& converters() {
     onnx_import::register_reduce_converters(t);
     onnx_import::register_einsum_converter(t);
     onnx_import::register_quantize_converters(t);
+    onnx_import::register_rnn_converters(t);
     return t;
   }();
   return table;
@@ -378,6 +380,7 @@ Expected<std::unique_ptr<Module>> import_model(Context& context, onnx::ModelProt
   UMA_TRY(check_supported(graph, converters()));
   UMA_TRY(check_op_versions(graph, converters(), opset));
   UMA_TRY(inline_attribute_tensors(graph, model_dir));
+  UMA_TRY(onnx_import::fuse_qdq_convolutions(graph, model_dir));
   auto module = std::make_unique<Module>(context, graph.name().empty() ? "model" : graph.name());
   UMA_TRY_ASSIGN(Function * main, module->add_function("main"));
   UMA_TRY(GraphImporter(*main, model_dir, opset, options).run(graph));

@@ -57,12 +57,6 @@ Expected<Value*> reshape(NodeContext& ctx, Value* value, const Shape& shape) {
 }
 
 // A rank-0 tensor of `dtype` holding `value`.
-Value* scalar(NodeContext& ctx, DType dtype, double value) {
-  auto tensor = std::make_shared<Tensor>(TensorType{dtype, {}});
-  tensor->set(0, value);
-  return ctx.constant(std::move(tensor));
-}
-
 // ---- BatchNormalization, InstanceNormalization ----
 
 // BatchNormalization's training mode (opset 14 on): Y normalizes X with the batch's own

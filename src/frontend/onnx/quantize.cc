@@ -1,8 +1,9 @@
 // Converters of ONNX's quantization ops, composed of ours: QuantizeLinear, DequantizeLinear
 // and DynamicQuantizeLinear (divides, half-to-even rounding, clips and casts), MatMulInteger
 // and QLinearMatMul (integer products summed in i32, without nn.matmul, which takes floats
-// only). Rounding and saturation are the spec's: round(x / scale) half to even, plus the zero
-// point, clipped to the integer type's range.
+// only), ConvInteger and QLinearConv (nn.convNd of i32 values less their zero points). Rounding and
+// saturation are the spec's: round(x / scale) half to even, plus the zero point, clipped to the
+// integer type's range.
 //
 // Opset differences handled here: QuantizeLinear and DequantizeLinear take a per-axis scale
 // (1-D, along `axis`) from 13; before, scale and zero point are scalars.
@@ -14,12 +15,6 @@ namespace {
 
 using Ints = std::vector<std::int64_t>;
 using Values = std::vector<Value*>;
-
-Value* scalar(NodeContext& ctx, DType dtype, double value) {
-  auto tensor = std::make_shared<Tensor>(TensorType{dtype, {}});
-  tensor->set(0, value);
-  return ctx.constant(std::move(tensor));
-}
 
 Expected<Value*> cast_to(NodeContext& ctx, Value* value, DType dtype) {
   if (value->tensor_type().dtype == dtype) return value;
@@ -76,11 +71,9 @@ Expected<Value*> quantization_param(NodeContext& ctx, Value* x, std::size_t i,
   return along_axis(ctx, value, axis, shape.size(), dim, what);
 }
 
-// round(x / scale) + zero_point (an f32 value), saturated to `dtype` and cast to it.
-Expected<Value*> quantize(NodeContext& ctx, Value* x, Value* scale, Value* zero_point,
-                          DType dtype) {
+// round(scaled) + zero_point (an f32 value), saturated to `dtype` and cast to it.
+Expected<Value*> saturate(NodeContext& ctx, Value* scaled, Value* zero_point, DType dtype) {
   UMA_TRY_ASSIGN(auto range, quantized_range(dtype, "the zero point"));
-  UMA_TRY_ASSIGN(Value * scaled, ctx.emit_value("divide", {x, scale}));
   UMA_TRY_ASSIGN(Value * rounded, ctx.emit_value("round", {scaled}));
   if (zero_point != nullptr) {
     UMA_TRY_ASSIGN(rounded, ctx.emit_value("add", {rounded, zero_point}));
@@ -90,6 +83,13 @@ Expected<Value*> quantize(NodeContext& ctx, Value* x, Value* scale, Value* zero_
   clip.set("a_max", range.second);
   UMA_TRY_ASSIGN(Value * clipped, ctx.emit_value("clip", {rounded}, std::move(clip)));
   return cast_to(ctx, clipped, dtype);
+}
+
+// round(x / scale) + zero_point, saturated to `dtype` and cast to it.
+Expected<Value*> quantize(NodeContext& ctx, Value* x, Value* scale, Value* zero_point,
+                          DType dtype) {
+  UMA_TRY_ASSIGN(Value * scaled, ctx.emit_value("divide", {x, scale}));
+  return saturate(ctx, scaled, zero_point, dtype);
 }
 
 Expected<Values> convert_quantize_linear(NodeContext& ctx) {
@@ -206,6 +206,65 @@ Expected<Values> convert_qlinear_matmul(NodeContext& ctx) {
   return single(quantize(ctx, real, y_scale, shift, y_zero_point->tensor_type().dtype));
 }
 
+// Input `index` (u8 or i8) less its zero point (input `zp_index`, if given) in i32. The zero
+// point is a scalar, or with `per_channel` one per element along axis 0 (a weight's output
+// channels).
+Expected<Value*> less_zero_point(NodeContext& ctx, std::size_t index, std::string_view name,
+                                 std::size_t zp_index, bool per_channel) {
+  UMA_TRY_ASSIGN(Value * value, required_input(ctx, index, name));
+  const std::string what = fmt::format("input {} ('{}')", index, name);
+  if (auto range = quantized_range(value->tensor_type().dtype, what); !range) return range.error();
+  UMA_TRY_ASSIGN(Value * wide, cast_to(ctx, value, DType::i32));
+  if (!ctx.has_input(zp_index)) return wide;
+  UMA_TRY_ASSIGN(Value * zp, cast_to(ctx, ctx.input(zp_index), DType::i32));
+  const std::string zp_what = fmt::format("input {} ({}'s zero point)", zp_index, name);
+  const Shape& shape = value->tensor_type().shape;
+  if (per_channel && !shape.empty()) {
+    UMA_TRY_ASSIGN(zp, along_axis(ctx, zp, 0, shape.size(), shape[0], zp_what));
+  } else if (zp->tensor_type().num_elements() != 1) {
+    return make_error("{} has shape {}, but must be a scalar", zp_what,
+                      to_string(zp->tensor_type().shape));
+  }
+  return ctx.emit_value("subtract", {wide, zp});
+}
+
+// ConvInteger: (x - x_zero_point) convolved with (w - w_zero_point), summed in i32.
+Expected<Values> convert_conv_integer(NodeContext& ctx) {
+  UMA_TRY_ASSIGN(Value * x, less_zero_point(ctx, 0, "x", 2, false));
+  UMA_TRY_ASSIGN(Value * w, less_zero_point(ctx, 1, "w", 3, true));
+  return single(emit_conv(ctx, {x, w}));
+}
+
+// QLinearConv: the integer convolution plus the i32 bias, times x_scale * w_scale / y_scale
+// (w_scale a scalar or one per output channel), rounded half to even, plus y's zero point,
+// saturated: the spec's requantization, with the multiplier computed first as ONNX Runtime
+// does.
+Expected<Values> convert_qlinear_conv(NodeContext& ctx) {
+  UMA_TRY_ASSIGN(Value * x, less_zero_point(ctx, 0, "x", 2, false));
+  UMA_TRY_ASSIGN(Value * w, less_zero_point(ctx, 3, "w", 5, true));
+  Values operands = {x, w};
+  if (ctx.has_input(8)) {
+    Value* bias = ctx.input(8);
+    if (bias->tensor_type().dtype != DType::i32)
+      return make_error("input 8 ('B') is {}, but must be i32",
+                        dtype_name(bias->tensor_type().dtype));
+    operands.push_back(bias);
+  }
+  UMA_TRY_ASSIGN(Value * sum, emit_conv(ctx, std::move(operands)));
+  UMA_TRY_ASSIGN(Value * x_scale, required_input(ctx, 1, "x_scale"));
+  UMA_TRY_ASSIGN(Value * w_scale, required_input(ctx, 4, "w_scale"));
+  UMA_TRY_ASSIGN(Value * y_scale, required_input(ctx, 6, "y_scale"));
+  UMA_TRY_ASSIGN(Value * y_zero_point, required_input(ctx, 7, "y_zero_point"));
+  const Shape& out = sum->tensor_type().shape;
+  UMA_TRY_ASSIGN(w_scale, along_axis(ctx, w_scale, 1, out.size(), out[1], "input 4 ('w_scale')"));
+  UMA_TRY_ASSIGN(Value * scale, ctx.emit_value("multiply", {x_scale, w_scale}));
+  UMA_TRY_ASSIGN(scale, ctx.emit_value("divide", {scale, y_scale}));
+  UMA_TRY_ASSIGN(Value * real, cast_to(ctx, sum, DType::f32));
+  UMA_TRY_ASSIGN(real, ctx.emit_value("multiply", {real, scale}));
+  UMA_TRY_ASSIGN(Value * shift, cast_to(ctx, y_zero_point, DType::f32));
+  return single(saturate(ctx, real, shift, y_zero_point->tensor_type().dtype));
+}
+
 }  // namespace
 
 // Each op with the first opset of the definition converted (see ConverterEntry).
@@ -215,6 +274,8 @@ void register_quantize_converters(ConverterTable& table) {
   table.add("DynamicQuantizeLinear", 11, convert_dynamic_quantize_linear);
   table.add("MatMulInteger", 10, convert_matmul_integer);
   table.add("QLinearMatMul", 10, convert_qlinear_matmul);
+  table.add("ConvInteger", 10, convert_conv_integer);
+  table.add("QLinearConv", 10, convert_qlinear_conv);
 }
 
 }  // namespace uma::onnx_import

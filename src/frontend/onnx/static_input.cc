@@ -32,6 +32,12 @@ Expected<Value*> required_input(const NodeContext& ctx, std::size_t i, std::stri
   return ctx.input(i);
 }
 
+Value* scalar(NodeContext& ctx, DType dtype, double value) {
+  auto tensor = std::make_shared<Tensor>(TensorType{dtype, {}});
+  tensor->set(0, value);
+  return ctx.constant(std::move(tensor));
+}
+
 Expected<std::vector<Value*>> single(Expected<Value*> value) {
   if (!value) return value.error();
   return std::vector<Value*>{*value};

@@ -1,5 +1,5 @@
 // Reading the inputs that ONNX ops take as tensors but uma needs at import time: shapes,
-// axes, pads, slice bounds (shared by transform.cc and reduce.cc of this folder).
+// axes, pads, slice bounds; and the small helpers the converters of this folder share.
 #pragma once
 
 #include <cstdint>
@@ -23,6 +23,9 @@ Expected<std::optional<std::vector<std::int64_t>>> optional_constant_ints(const 
 
 // Input `i`, which must be present.
 Expected<Value*> required_input(const NodeContext& ctx, std::size_t i, std::string_view what);
+
+// A constant scalar of `dtype`.
+Value* scalar(NodeContext& ctx, DType dtype, double value);
 
 // A converter's single result.
 Expected<std::vector<Value*>> single(Expected<Value*> value);

@@ -336,13 +336,6 @@ Expected<Values> convert_space_to_depth(NodeContext& ctx) {
                         {s[0], s[1] * b * b, s[2] / b, s[3] / b}));
 }
 
-// A scalar of `dtype` holding `value`.
-Value* scalar(NodeContext& ctx, DType dtype, double value) {
-  auto tensor = std::make_shared<Tensor>(TensorType{dtype, {}});
-  tensor->set(0, value);
-  return ctx.constant(std::move(tensor));
-}
-
 // A bool constant of `shape` (2-D) true where `keep(row, column)`.
 Value* mask(NodeContext& ctx, const Shape& shape,
             const std::function<bool(std::int64_t, std::int64_t)>& keep) {
