@@ -1,10 +1,7 @@
-"""An UltraTrail-like 1-D CNN accelerator (backends/ultra_trail/) in Python: conv1d layers
-(conv1d, an optional bias, an optional relu) run by one call of a C kernel each, after a
-configuration pass has checked each layer against the accelerator's memories and recorded
-its configuration registers, and a loop-IR pass has placed the layer's buffers in the
-accelerator's memories: weights in "wmem", bias in "bmem", features in "fmem".
+"""An UltraTrail-like 1-D CNN accelerator (backends/ultra_trail/) in Python: each conv1d
+layer (conv1d, optional bias, optional relu) is one call of a C kernel, configured by a
+configuration pass, its buffers placed in the accelerator's memories by a loop-IR pass.
 
-    import uma, ultra_trail
     uma.register_backend(ultra_trail.UltraTrail())    # the target kind "py_ultra_trail"
     compiled = uma.build(uma.load("conv1d.onnx"), targets=["py_ultra_trail --wmem_kb=16"])
 """
@@ -18,8 +15,8 @@ CONFIG = "ut.config"  # the composite's attribute the configuration pass sets
 FIELDS = ["batch", "dimension", "channels_in", "channels_out", "kernel", "stride", "pad_left",
           "length_in", "length_out", "relu"]
 
-KERNEL = """#include <stdint.h>
-#include <stddef.h>
+KERNEL = """#include <stddef.h>
+#include <stdint.h>
 // One layer on the accelerator: features [batch][channels][length], weights
 // [out][in][kernel]; output channels in blocks of the array's side.
 int32_t ut_conv1d(const float* x, const float* w, const float* b, float* y, int64_t batch,
@@ -148,3 +145,7 @@ class UltraTrail(uma.Backend):
         # 6. Codegen: the kernel, compiled with the generated code.
         self.add_c_source("ut_conv1d", KERNEL)
         self.set_extern_status(True)
+
+
+if __name__ == "__main__":  # run as a plugin: `uma run model.onnx --plugin ultra_trail.py`
+    uma.register_backend(UltraTrail())

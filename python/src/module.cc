@@ -7,10 +7,14 @@ namespace uma::python {
 namespace {
 
 thread_local FailureSink* current_sink = nullptr;
+Context* embedding_context = nullptr;
 
 }  // namespace
 
+void use_context(Context& context) { embedding_context = &context; }
+
 Context& context() {
+  if (embedding_context != nullptr) return *embedding_context;
   static Context* const instance = [] {
     auto* created = new Context();
     Status status = backends::register_builtin_backends(*created);
