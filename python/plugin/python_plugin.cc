@@ -47,15 +47,6 @@ void start_interpreter(Context& context) {
   PyEval_SaveThread();
 }
 
-std::string traceback_of(py::error_already_set& e) {
-  std::string text;
-  for (py::handle line :
-       py::module_::import("traceback").attr("format_exception")(e.type(), e.value(), e.trace()))
-    text += line.cast<std::string>();
-  while (!text.empty() && text.back() == '\n') text.pop_back();
-  return text;
-}
-
 Status run_file(Context& context, const std::string& path) {
   py::gil_scoped_acquire gil;
   std::size_t before = context.backends().names().size();
@@ -69,7 +60,7 @@ Status run_file(Context& context, const std::string& path) {
     sys.attr("argv") = argv;
     py::module_::import("runpy").attr("run_path")(path, py::arg("run_name") = "__main__");
   } catch (py::error_already_set& e) {
-    return make_error("running it raised an exception:\n{}", traceback_of(e));
+    return make_error("running it raised an exception:\n{}", traceback_text(e));
   } catch (const std::exception& e) {
     return make_error("running it failed: {}", e.what());
   }

@@ -48,6 +48,10 @@ T unwrap(Expected<T> expected) {
   return std::move(expected).value();
 }
 
+// A Python exception as Python prints it, "Traceback (most recent call last):" to the
+// exception's line (no newline at the end). Called with the GIL held.
+std::string traceback_text(py::error_already_set& e);
+
 // A Python callable the compiler may copy and call from any thread while the GIL is
 // released: copies share one reference (never touching Python's reference counts), each
 // call takes the GIL, and the last copy releases the callable under the GIL. Hidden, as

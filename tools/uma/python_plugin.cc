@@ -13,16 +13,13 @@ namespace uma::tool {
 namespace {
 
 #ifdef UMA_PYTHON_PLUGIN_BUILT
-// The library installed beside the Python package (relative to the tool's folder), else the
-// one in the build tree.
+// The build tree's library for the tool built beside it, else the one installed with the
+// Python package, found from the tool's folder (<prefix>/bin).
 std::string python_plugin_library() {
   std::error_code error;
   std::filesystem::path tool = std::filesystem::read_symlink("/proc/self/exe", error);
-  if (!error) {
-    std::filesystem::path installed = tool.parent_path() / UMA_PYTHON_PLUGIN_INSTALLED;
-    if (std::filesystem::exists(installed, error)) return installed.string();
-  }
-  return UMA_PYTHON_PLUGIN_BUILT;
+  if (error || tool == std::filesystem::path(UMA_TOOL_BUILT)) return UMA_PYTHON_PLUGIN_BUILT;
+  return (tool.parent_path() / UMA_PYTHON_PLUGIN_INSTALLED).lexically_normal().string();
 }
 #endif
 
