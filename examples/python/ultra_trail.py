@@ -76,8 +76,11 @@ def check_layer(nodes, target):
         return "py_ultra_trail runs groups 1 and dilation 1 only"
     (_, cin, lin), (cout, _, k), (_, _, lout) = (conv.operands[0].shape, conv.operands[1].shape,
                                                  conv.result.shape)
-    if any(n.op == "add" for n in nodes) and not is_per_channel(bias.shape, cout):
-        return f"the bias has shape {list(bias.shape)}, not one value per output channel"
+    if any(n.op == "add" for n in nodes):
+        if len(conv.operands) == 3:
+            return "the kernel adds one bias, and the convolution has its own"
+        if not is_per_channel(bias.shape, cout):
+            return f"the bias has shape {list(bias.shape)}, not one value per output channel"
     for memory, size, kb in [("wmem", cout * cin * k * 4, target.wmem_kb),
                              ("bmem", cout * 4 if bias else 0, target.bmem_kb),
                              ("fmem", (cin * lin + cout * lout) * 4, target.fmem_kb)]:

@@ -89,3 +89,12 @@ uma.register_backend(backend)
     assert ("backend 'failing': the lowering of pattern 'relu' raised an exception:\n"
             "Traceback (most recent call last):\n") in run.stderr
     assert run.stderr.endswith("RuntimeError: no kernel today\n")
+
+
+def test_uma_test_backend_runs_the_kit_on_a_python_backend(tmp_path):
+    run = uma_tool("test-backend", "--plugin", os.path.join(EXAMPLES, "ultra_trail.py"),
+                   "--max-models", "4", "--cache-dir", str(tmp_path))
+    assert run.returncode == 0, run.stdout + run.stderr
+    assert "(the kernel adds one bias, and the convolution has its own)" in run.stdout
+    assert run.stdout.endswith("scorecard: 4 model(s), 2 claimed and 2 rejected by the "
+                               "predicates; 4 passed, 0 failed\n")

@@ -9,10 +9,12 @@ namespace uma::tool {
 
 Status prepare_context(Context& context, const std::vector<std::string>& plugins) {
   UMA_TRY(backends::register_builtin_backends(context));
-  for (const std::string& plugin : plugins)
-    UMA_TRY(is_python_plugin(plugin) ? load_python_plugin(context, plugin)
-                                     : load_plugin(context, plugin));
+  for (const std::string& plugin : plugins) UMA_TRY(load_any_plugin(context, plugin));
   return Status::success();
+}
+
+Status load_any_plugin(Context& context, const std::string& path) {
+  return is_python_plugin(path) ? load_python_plugin(context, path) : load_plugin(context, path);
 }
 
 void add_plugin_option(CLI::App& command, std::vector<std::string>& plugins) {
