@@ -107,3 +107,7 @@ class Vanilla(uma.Backend):
         # arguments it refuses.
         self.add_c_source_file(KERNEL)
         self.set_extern_status(True)
+
+
+if __name__ == "__main__":  # run as a plugin: `uma run model.onnx --plugin vanilla.py`
+    uma.register_backend(Vanilla())

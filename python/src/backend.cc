@@ -6,6 +6,7 @@
 
 #include "lowering.h"
 #include "pattern.h"
+#include "uma/tir/schedule.h"
 #include "uma/uma/backend.h"
 
 namespace uma::python {
@@ -25,6 +26,7 @@ class PythonBackend final : public Backend {
   using Backend::add_int_attr;
   using Backend::add_library;
   using Backend::add_pattern;
+  using Backend::add_schedule;
   using Backend::add_string_attr;
   using Backend::add_tir_pass;
   using Backend::set_declare_externs;
@@ -167,6 +169,30 @@ void declare(py::class_<BackendDeclaration>& c) {
           "POST_PARTITIONING_1 returns whether it changed the module")
       .def("set_max_immediate_elements",
            [](D& d, std::int64_t count) { d.backend().set_max_immediate_elements(count); })
+      .def(
+          "add_schedule",
+          [](D& d, std::string block, py::function schedule) {
+            Callable callback(std::move(schedule),
+                              d.callback(fmt::format("the schedule of block '{}'", block)));
+            d.backend().add_schedule(std::move(block),
+                                     [callback](tir::Schedule& sched, const tir::BlockRef& ref,
+                                                const Target& target) -> Status {
+                                       Expected<bool> done = callback.call<bool>(
+                                           [&](py::handle result) -> Expected<bool> {
+                                             if (!result.is_none())
+                                               return callback.wrong_result(
+                                                   fmt::format("{}, not None", type_name(result)));
+                                             return true;
+                                           },
+                                           &sched, ref, target);
+                                       if (!done) return done.error();
+                                       return Status::success();
+                                     });
+          },
+          py::arg("block"), py::arg("schedule"),
+          "schedule(sched, block, target) changes the uma.Schedule `sched` of each function of "
+          "the target at each block of that name (after lowering, before TIR_PHASE_0), and "
+          "returns None")
       .def(
           "add_tir_pass",
           [](D& d, const std::string& phase, std::string name, py::function pass) {

@@ -22,6 +22,10 @@ namespace py = pybind11;
 // registers. It is never destroyed: backends hold Python callables, which must not be
 // released after the interpreter has finalized.
 Context& context();
+// Makes context() the embedding process's context (the `uma` tool's, when it loads a Python
+// backend plugin), so that backends register where the process looks for them. Called once,
+// before anything calls context().
+void use_context(Context& context);
 
 // uma's error as a C++ exception, which the module translates into uma.Error.
 class PythonError : public std::runtime_error {
@@ -44,10 +48,15 @@ T unwrap(Expected<T> expected) {
   return std::move(expected).value();
 }
 
+// A Python exception as Python prints it, "Traceback (most recent call last):" to the
+// exception's line (no newline at the end). Called with the GIL held.
+std::string traceback_text(py::error_already_set& e);
+
 // A Python callable the compiler may copy and call from any thread while the GIL is
 // released: copies share one reference (never touching Python's reference counts), each
-// call takes the GIL, and the last copy releases the callable under the GIL.
-class Callable {
+// call takes the GIL, and the last copy releases the callable under the GIL. Hidden, as
+// pybind11's types are, in a library whose other symbols bind to the tool's.
+class __attribute__((visibility("hidden"))) Callable {
  public:
   // `what` names the callback in errors: "backend 'my_npu': the predicate of pattern 'conv2d'".
   Callable(py::object function, std::string what);

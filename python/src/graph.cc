@@ -120,6 +120,13 @@ void bind_graph(py::module_& m) {
            })
       .def_property_readonly("name", &Function::name)
       .def_property_readonly("attrs", [](const Function& f) { return attributes(f.attrs()); })
+      .def(
+          "set_attr",
+          [](Function& function, std::string name, py::handle value) {
+            function.mutable_attrs().set(std::move(name), attribute_from(value));
+          },
+          py::arg("name"), py::arg("value"),
+          "Sets an attribute of the function (a pass's result for later passes and lowering)")
       .def_property_readonly("params", &Function::params, ref)
       .def_property_readonly("outputs", &Function::outputs, ref)
       .def_property_readonly("nodes", &Function::node_list, ref)

@@ -7,10 +7,14 @@ namespace uma::python {
 namespace {
 
 thread_local FailureSink* current_sink = nullptr;
+Context* embedding_context = nullptr;
 
 }  // namespace
 
+void use_context(Context& context) { embedding_context = &context; }
+
 Context& context() {
+  if (embedding_context != nullptr) return *embedding_context;
   static Context* const instance = [] {
     auto* created = new Context();
     Status status = backends::register_builtin_backends(*created);
@@ -34,7 +38,7 @@ Callable::State::~State() {
   function.reset();
 }
 
-Error Callable::failed(py::error_already_set& e) const {
+std::string traceback_text(py::error_already_set& e) {
   std::string traceback;
   try {
     py::object format = py::module_::import("traceback").attr("format_exception");
@@ -44,7 +48,11 @@ Error Callable::failed(py::error_already_set& e) const {
     traceback = e.what();
   }
   while (!traceback.empty() && traceback.back() == '\n') traceback.pop_back();
-  Error error = make_error("{} raised an exception:\n{}", state_->what, traceback);
+  return traceback;
+}
+
+Error Callable::failed(py::error_already_set& e) const {
+  Error error = make_error("{} raised an exception:\n{}", state_->what, traceback_text(e));
   FailureSink::record(error);
   return error;
 }

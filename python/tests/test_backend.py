@@ -350,3 +350,35 @@ def test_op_support_takes_single_ops_with_its_reasons():
     relu = next(r for r in report.records if r["op"] == "nn.relu")
     assert relu["rejections"] == [{"target": name, "kind": "OpNotSupported",
                                    "detail": "nn.relu is not negative"}]
+
+
+def test_a_block_schedule_changes_each_block_of_its_name():
+    seen = []
+
+    def to_sram(schedule, block, target):
+        seen.append((schedule.block(block)["name"], target.kind))
+        schedule.cache_read(block, schedule.block(block)["reads"][0]["name"], "sram")
+
+    name = unique_name("relu_sram")
+    backend = uma.Backend(name)
+    backend.add_pattern("relu", uma.is_op("nn.relu", [uma.wildcard()]))
+    backend.add_schedule("relu", to_sram)
+    register(backend)
+    compiled = uma.build(uma.parse(SMALL), targets=[name])
+    assert seen == [("relu", name)]
+    assert "float x_sram[6];  // scope sram" in "".join(c for _, c in compiled.c_sources)
+    x = np.array([[-2, 0.5, 3], [4, -5, 1.5]], np.float32)
+    np.testing.assert_array_equal(compiled(x)[0], -np.maximum(x, 0))
+
+
+def test_a_block_schedules_errors_are_build_errors():
+    for schedule, expected in [(fail, "raised an exception:\nTraceback(.|\n)*ZeroDivisionError"),
+                               (lambda s, b, t: 42, "returned int, not None")]:
+        name = unique_name("relu_sram")
+        backend = uma.Backend(name)
+        backend.add_pattern("relu", uma.is_op("nn.relu", [uma.wildcard()]))
+        backend.add_schedule("relu", schedule)
+        register(backend)
+        with pytest.raises(uma.Error, match=f"backend '{name}': the schedule of block 'relu' "
+                           + expected):
+            uma.build(uma.parse(SMALL), targets=[name])

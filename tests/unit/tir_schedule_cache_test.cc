@@ -65,6 +65,41 @@ TEST(TirScheduleCacheWrite, Golden) {
   EXPECT_EQ(*sch.block_name(copy), "out_local");
 }
 
+// An extern call writes its output through the address it is given: the block declares the
+// write, and the call is given the copy's address.
+TEST(TirScheduleCacheWrite, ExternCallOutput) {
+  ConvShape sh{.n = 1, .c = 2, .h = 4, .w = 5, .k = 3, .r = 1, .s = 2};
+  Schedule sch(conv2d(sh));
+  UMA_SCHED_ASSIGN(BlockRef conv, sch.get_block("conv2d_nchw"));
+  expect_ok(sch.replace_with_extern(conv, "npu_conv2d", std::vector<Expr>{}));
+  UMA_SCHED_ASSIGN(BlockRef copy, sch.cache_write(conv, sch.func().params[2], "acc"));
+  EXPECT_EQ(to_string(sch.func()),
+            R"(func @conv(%x: f32[1, 2, 4, 5], %w: f32[3, 2, 1, 2]) -> (%out: f32[1, 3, 4, 4]) {
+  allocate %out_acc: f32[1, 3, 4, 4] in "acc" {
+    block conv2d_nchw(reads: %x, %w; writes: %out_acc) {
+      @extern npu_conv2d<i32>(&%x[0, 0, 0, 0], &%w[0, 0, 0, 0], &%out_acc[0, 0, 0, 0])
+    }
+    block out_acc(reads: %out_acc; writes: %out) {
+      for (ax0, 0, 1) {
+        for (ax1, 0, 3) {
+          for (ax2, 0, 4) {
+            for (ax3, 0, 4) {
+              %out[ax0, ax1, ax2, ax3] = %out_acc[ax0, ax1, ax2, ax3]
+            }
+          }
+        }
+      }
+    }
+  }
+}
+)");
+  expect_ok(verify(sch.func()));
+  EXPECT_EQ(*sch.block_name(copy), "out_acc");
+  // An input it reads by address is not written.
+  EXPECT_EQ(error_of(sch.cache_write(conv, sch.func().params[0], "acc")),
+            "cache_write: block 'conv2d_nchw' does not write %x");
+}
+
 TEST(TirScheduleCache, Errors) {
   Schedule sch(elementwise(2, 3));
   UMA_SCHED_ASSIGN(BlockRef block, sch.get_block("scale_add"));

@@ -14,7 +14,11 @@ namespace uma::tool {
 // Registers the in-tree backends, then loads each plugin in order.
 Status prepare_context(Context& context, const std::vector<std::string>& plugins);
 
-// --plugin path.so, repeatable.
+// Loads one plugin: a shared library (uma/uma/plugin.h), or a Python file (.py) that
+// registers backends (python_plugin.h).
+Status load_any_plugin(Context& context, const std::string& path);
+
+// --plugin path.so or path.py, repeatable.
 void add_plugin_option(CLI::App& command, std::vector<std::string>& plugins);
 
 }  // namespace uma::tool

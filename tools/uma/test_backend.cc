@@ -30,7 +30,6 @@
 #include "uma/uma/backend.h"
 #include "uma/uma/build.h"
 #include "uma/uma/context.h"
-#include "uma/uma/plugin.h"
 
 namespace uma::tool {
 namespace {
@@ -387,7 +386,7 @@ Expected<int> test_backend(const TestBackendOptions& options) {
   Context context;
   UMA_TRY(prepare_context(context, {}));
   std::vector<std::string> builtin = context.backends().names();
-  for (const std::string& plugin : options.plugins) UMA_TRY(load_plugin(context, plugin));
+  for (const std::string& plugin : options.plugins) UMA_TRY(load_any_plugin(context, plugin));
   std::vector<std::string> targets = options.targets;
   if (targets.empty())
     for (const std::string& name : context.backends().names())

@@ -13,8 +13,13 @@ Expected<BlockRef> Schedule::cache_write(const BlockRef& block, const Buffer& bu
   if (buffer == nullptr) return make_error("cache_write: the buffer is null");
   if (scope.empty())
     return make_error("cache_write: the scope of the copy of %{} is empty", buffer->name);
-  auto writes = sched::accessed_buffers(b->body, /*loads=*/false, /*stores=*/true);
-  if (std::find(writes.begin(), writes.end(), buffer) == writes.end())
+  auto has = [&](const std::vector<Buffer>& buffers) {
+    return std::find(buffers.begin(), buffers.end(), buffer) != buffers.end();
+  };
+  // An extern call writes through the buffer's address, which the block declares it writes.
+  bool stored = has(sched::accessed_buffers(b->body, /*loads=*/false, /*stores=*/true));
+  bool passed = has(b->writes) && has(sched::accessed_buffers(b->body, /*loads=*/true, false));
+  if (!stored && !passed)
     return make_error("cache_write: block '{}' does not write %{}", b->name, buffer->name);
 
   Buffer cache = make_buffer(buffer->name + "_" + scope, buffer->dtype, buffer->shape, scope);
