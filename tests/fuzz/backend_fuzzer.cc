@@ -17,7 +17,7 @@
 #include <string>
 #include <vector>
 
-#include "backends/register.h"
+#include "fuzz_context.h"
 #include "uma/graph/builder.h"
 #include "uma/graph/printer.h"
 #include "uma/graph/verifier.h"
@@ -29,6 +29,8 @@
 
 namespace {
 
+using uma::fuzz::fuzz_context;
+
 constexpr std::size_t kMaxNodes = 12;
 constexpr std::size_t kMaxCompiledNodes = 8;
 constexpr std::uint64_t kCompileEvery = 16;
@@ -38,15 +40,6 @@ constexpr std::int64_t kMaxElements = 4096;
 [[noreturn]] void fail(const char* what, const std::string& detail, const uma::Module& module) {
   std::fprintf(stderr, "%s\n%s\n%s\n", what, detail.c_str(), uma::to_string(module).c_str());
   std::abort();
-}
-
-uma::Context& fuzz_context() {
-  static uma::Context* context = [] {
-    auto* c = new uma::Context;
-    if (!uma::backends::register_builtin_backends(*c).ok()) std::abort();
-    return c;
-  }();
-  return *context;
 }
 
 // The ops a random node may be: every op but the structural ones and those taking a tensor

@@ -10,24 +10,17 @@
 #include <string_view>
 #include <vector>
 
-#include "backends/register.h"
+#include "fuzz_context.h"
 #include "uma/uma/build.h"
 #include "uma/uma/context.h"
 
 namespace {
 
+using uma::fuzz::fuzz_context;
+
 [[noreturn]] void fail(const char* what, const std::string& detail) {
   std::fprintf(stderr, "%s\n%s\n", what, detail.c_str());
   std::abort();
-}
-
-uma::Context& fuzz_context() {
-  static uma::Context* context = [] {
-    auto* c = new uma::Context;
-    if (!uma::backends::register_builtin_backends(*c).ok()) std::abort();
-    return c;
-  }();
-  return *context;
 }
 
 void check_round_trip(const uma::Target& target) {
