@@ -6,13 +6,15 @@
 // - Floating-point values compute in their own type (f16 and bf16 in f32, as the C code
 //   generator does), which for +, -, * and / is the correctly rounded result the reference's
 //   doubles give once rounded; math functions are the C library's, within an ulp or two.
-// - Integers wrap modulo 2^bits. divide truncates toward zero ("truncdiv"; where the
-//   reference rejects a zero divisor, the generated code gives 0); power wraps like
+// - Integers wrap modulo 2^bits. divide truncates toward zero ("truncdiv"); power wraps like
 //   repeated multiplication and truncates negative powers (the integer "pow" intrinsic).
+//   What the reference refuses (a zero divisor of divide, floor_mod and trunc_mod, zero to a
+//   negative power) is a run-time check (uma/tir/run_checks.h); the value computed beside
+//   it (truncdiv gives 0) is never returned.
 // - maximum and minimum propagate NaN and otherwise pick as the reference's `a > b ? a : b`
 //   and `a < b ? a : b` do; nn.relu keeps NaN.
 // - floor_mod and trunc_mod of floats are TIR's floor modulo and C's fmod; of integers
-//   a - truncdiv(a, b) * b, moved by b for floor_mod (a zero divisor gives a).
+//   a - truncdiv(a, b) * b, moved by b for floor_mod.
 // - left_shift and right_shift multiply and divide by the wrapping integer power of 2, which
 //   is 0 from the type's width on (so both shifts give 0 there, as in the reference).
 // - cast converts as the reference does (see convert()).
@@ -48,9 +50,13 @@ Expr floor_mod(const Expr& a, const Expr& b) {
 
 Expr power_of_two(const Expr& b) { return intrinsic("pow", {constant(b.type().dtype, 2), b}); }
 
+// What the reference refuses of integer operands (its IntGuard): run-time checks report it.
+enum class IntGuard : std::uint8_t { kNone, kNonzeroDivisor, kNoZeroToNegativePower };
+
 struct BinaryRule {
   const char* op;
   Expr (*apply)(const Expr& a, const Expr& b);
+  IntGuard guard = IntGuard::kNone;
 };
 
 const BinaryRule kBinaryRules[] = {
@@ -60,7 +66,8 @@ const BinaryRule kBinaryRules[] = {
     {"divide",
      [](const Expr& a, const Expr& b) {
        return is_float(a.type().dtype) ? a / b : intrinsic("truncdiv", {a, b});
-     }},
+     },
+     IntGuard::kNonzeroDivisor},
     {"maximum",
      [](const Expr& a, const Expr& b) {
        return is_float(a.type().dtype) ? float_pick(a, b, true) : tir::max(a, b);
@@ -72,12 +79,14 @@ const BinaryRule kBinaryRules[] = {
     {"power",
      [](const Expr& a, const Expr& b) {
        return intrinsic("pow", {a, b});
-     }},
-    {"floor_mod", floor_mod},
+     },
+     IntGuard::kNoZeroToNegativePower},
+    {"floor_mod", floor_mod, IntGuard::kNonzeroDivisor},
     {"trunc_mod",
      [](const Expr& a, const Expr& b) {
        return is_float(a.type().dtype) ? intrinsic("fmod", {a, b}) : int_trunc_mod(a, b);
-     }},
+     },
+     IntGuard::kNonzeroDivisor},
     {"left_shift", [](const Expr& a, const Expr& b) { return a * power_of_two(b); }},
     {"right_shift",
      [](const Expr& a, const Expr& b) {
@@ -134,15 +143,43 @@ const UnaryRule kUnaryRules[] = {
     {"sign", sign},
 };
 
+// The run-time check of the operands the reference refuses, with its words. A divisor is
+// checked once per element of b: every one is read when the result is not empty.
+void check_operands(IntGuard guard, const TensorView& a, const TensorView& b, const Shape& shape,
+                    ComputeBuilder& builder) {
+  if (guard == IntGuard::kNone || is_float(a.dtype) ||
+      TensorType{a.dtype, shape}.num_elements() == 0)
+    return;
+  auto divisor = [b](const Indices& idx) { return cast(DType::i64, b.at(idx)); };
+  if (guard == IntGuard::kNonzeroDivisor) {
+    builder.check(
+        b.shape, [b](const Indices& idx) { return b.at(idx) == constant(b.dtype, 0); }, divisor,
+        "integer division by zero");
+    return;
+  }
+  if (is_unsigned(b.dtype)) return;
+  auto exponent = [b, shape](const Indices& idx) {
+    return cast(DType::i64, b.at(broadcast_indices(idx, b.shape, shape)));
+  };
+  builder.check(
+      shape,
+      [a, b, shape](const Indices& idx) {
+        return a.at(broadcast_indices(idx, a.shape, shape)) == constant(a.dtype, 0) &&
+               b.at(broadcast_indices(idx, b.shape, shape)) < constant(b.dtype, 0);
+      },
+      exponent, "integer zero raised to the negative power {value}");
+}
+
 ComputeRule binary_rule(const BinaryRule& rule) {
   return [&rule](const Node& node, const std::vector<TensorView>& in,
-                 ComputeBuilder&) -> Expected<std::vector<Stage>> {
+                 ComputeBuilder& builder) -> Expected<std::vector<Stage>> {
     TensorView a = in[0], b = in[1];
-    return pointwise_result(
-        node, [&rule, a, b, shape = node.result()->tensor_type().shape](const Indices& idx) {
-          return rule.apply(a.at(broadcast_indices(idx, a.shape, shape)),
-                            b.at(broadcast_indices(idx, b.shape, shape)));
-        });
+    const Shape& shape = node.result()->tensor_type().shape;
+    check_operands(rule.guard, a, b, shape, builder);
+    return pointwise_result(node, [&rule, a, b, shape](const Indices& idx) {
+      return rule.apply(a.at(broadcast_indices(idx, a.shape, shape)),
+                        b.at(broadcast_indices(idx, b.shape, shape)));
+    });
   };
 }
 

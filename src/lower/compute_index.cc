@@ -31,8 +31,8 @@ Expected<std::vector<Stage>> strided_slice_rule(const Node& node, const std::vec
 }
 
 // An index along an axis of `dim` elements: a negative one counts from the end, and one out
-// of range (which the reference kernels reject) reads the nearest element, so that no read
-// leaves the data.
+// of range (which the reference kernels reject, and the run-time check reports) reads the
+// nearest element, so that no read leaves the data.
 Expr clamped_index(const Expr& index, std::int64_t dim) {
   return bind(cast(DType::i64, index), "row", [&](const Expr& r) {
     Expr wrapped = tir::SelectNode::make(r < 0, r + dim, r);
@@ -40,13 +40,33 @@ Expr clamped_index(const Expr& index, std::int64_t dim) {
   });
 }
 
+// The run-time check that the indices are in range, as the reference kernels' index_at
+// requires: each element of `indices` indexes `axis` of `dim` elements, or, for a column,
+// those whose last index is `column` do (gather_nd's and scatter_nd's rows).
+void check_indices(ComputeBuilder& builder, const TensorView& indices, std::size_t axis,
+                   std::int64_t dim, std::optional<std::int64_t> column = std::nullopt) {
+  auto index = [indices](const Indices& idx) { return cast(DType::i64, indices.at(idx)); };
+  builder.check(
+      indices.shape,
+      [index, dim, column](const Indices& idx) {
+        Expr failed =
+            bind(index(idx), "index", [&](const Expr& i) { return i < -dim || i >= dim; });
+        return column ? (idx.back() == *column && failed) : failed;
+      },
+      index,
+      fmt::format("index {{value}} (element {{element}} of indices) is out of range for axis {} "
+                  "of size {}",
+                  axis, dim));
+}
+
 // take(data, indices): data with the axis replaced by the indices' dimensions, each index
 // read as clamped_index does.
 Expected<std::vector<Stage>> take_rule(const Node& node, const std::vector<TensorView>& in,
-                                       ComputeBuilder&) {
+                                       ComputeBuilder& builder) {
   TensorView data = in[0], indices = in[1];
   const std::size_t axis = *normalize_axis(node.attrs().get_int("axis"), data.shape.size());
   const std::int64_t dim = data.shape[axis];
+  check_indices(builder, indices, axis, dim);
   return pointwise_result(
       node,
       [data, indices, axis, dim](const Indices& idx) {
@@ -65,10 +85,11 @@ Expected<std::vector<Stage>> take_rule(const Node& node, const std::vector<Tenso
 // index there.
 Expected<std::vector<Stage>> gather_elements_rule(const Node& node,
                                                   const std::vector<TensorView>& in,
-                                                  ComputeBuilder&) {
+                                                  ComputeBuilder& builder) {
   TensorView data = in[0], indices = in[1];
   const std::size_t axis = *normalize_axis(node.attrs().get_int("axis"), data.shape.size());
   const std::int64_t dim = data.shape[axis];
+  check_indices(builder, indices, axis, dim);
   return pointwise_result(
       node,
       [data, indices, axis, dim](const Indices& idx) {
@@ -82,10 +103,13 @@ Expected<std::vector<Stage>> gather_elements_rule(const Node& node,
 // gather_nd(data, indices): the output's first dimensions pick a row of indices, whose
 // values index data's dimensions after the batch ones; the rest index the slice.
 Expected<std::vector<Stage>> gather_nd_rule(const Node& node, const std::vector<TensorView>& in,
-                                            ComputeBuilder&) {
+                                            ComputeBuilder& builder) {
   TensorView data = in[0], indices = in[1];
   const NdIndexing nd = *nd_indexing(data.shape, TensorType{indices.dtype, indices.shape},
                                      node.attrs().get_int("batch_dims"));
+  for (std::size_t j = 0; j < nd.depth; ++j)
+    check_indices(builder, indices, nd.batch + j, data.shape[nd.batch + j],
+                  static_cast<std::int64_t>(j));
   const std::size_t rows = indices.shape.size() - 1;
   return pointwise_result(
       node,
@@ -177,10 +201,11 @@ Expected<std::vector<Stage>> scatter_stage(const Node& node, const TensorView& d
 // none. The reduction runs along that axis of indices.
 Expected<std::vector<Stage>> scatter_elements_rule(const Node& node,
                                                    const std::vector<TensorView>& in,
-                                                   ComputeBuilder&) {
+                                                   ComputeBuilder& builder) {
   TensorView data = in[0], indices = in[1], updates = in[2];
   const std::size_t axis = *normalize_axis(node.attrs().get_int("axis"), data.shape.size());
   const std::int64_t dim = data.shape[axis];
+  check_indices(builder, indices, axis, dim);
   auto at_r = [axis](const Indices& o, const Expr& r) {
     Indices idx = o;
     idx[axis] = r;
@@ -209,9 +234,11 @@ Expected<std::vector<Stage>> scatter_elements_rule(const Node& node,
 // scatter_nd(data, indices, updates): the reduction runs over the rows of indices; row r
 // hits the output elements whose first k indices it holds.
 Expected<std::vector<Stage>> scatter_nd_rule(const Node& node, const std::vector<TensorView>& in,
-                                             ComputeBuilder&) {
+                                             ComputeBuilder& builder) {
   TensorView data = in[0], indices = in[1], updates = in[2];
   const NdIndexing nd = *nd_indexing(data.shape, TensorType{indices.dtype, indices.shape}, 0);
+  for (std::size_t j = 0; j < nd.depth; ++j)
+    check_indices(builder, indices, j, data.shape[j], static_cast<std::int64_t>(j));
   const Shape rows(indices.shape.begin(), indices.shape.end() - 1);
   auto update_index = [nd](const Indices& o, const Indices& r) {
     Indices idx = r;

@@ -126,7 +126,9 @@ Stmt emit_block(const BlockRequest& request) {
   std::vector<Expr> out_indices(request.vars.begin(), request.vars.end());
   // The block storing `value` (of the loop variables `request.vars`) into the target.
   auto pointwise_block = [&](const std::string& name, const Expr& value) {
-    Expr stored = request.epilogue ? request.epilogue(value) : value;
+    // The epilogue was built from the graph, which reads the stage in its own type: an f16
+    // reduction accumulated in f32 is rounded to f16 first, as the interpreter rounds it.
+    Expr stored = request.epilogue ? request.epilogue(cast(stage.dtype, value)) : value;
     Stmt loops = loop_nest(request.vars, stage.shape,
                            StoreNode::make(target, simplify(cast(target->dtype, stored), bounds),
                                            simplified(request.vars, bounds)));
@@ -143,7 +145,7 @@ Stmt emit_block(const BlockRequest& request) {
   // The target is the accumulator when nothing is applied to the result (an epilogue that
   // gives back its argument, an output fused as it is, applies nothing); otherwise the
   // reduction gets loop variables of its own (a loop variable belongs to one loop).
-  Var probe = VarNode::make("v", DataType::scalar(acc_dtype));
+  Var probe = VarNode::make("v", DataType::scalar(stage.dtype));
   bool no_epilogue = !request.epilogue || request.epilogue(probe).same_as(probe);
   bool direct = no_epilogue && !red.finalize && acc_dtype == target->dtype;
   Buffer acc =
@@ -182,6 +184,29 @@ Stmt emit_block(const BlockRequest& request) {
   }
   return AllocateNode::make(
       acc, SeqNode::make({reduction, pointwise_block(stage.name + "_epilogue", result)}));
+}
+
+Stmt emit_check_block(const Shape& shape, const std::function<Expr(const Indices&)>& failed,
+                      const std::function<Expr(const Indices&)>& value, const Buffer& record,
+                      std::int64_t site) {
+  std::vector<Var> vars = make_vars({}, shape.size(), "i");
+  Bounds bounds;
+  add_bounds(bounds, vars, shape);
+  Indices idx(vars.begin(), vars.end());
+  Expr element = Expr(0);
+  for (std::size_t d = 0; d < shape.size(); ++d) element = element * shape[d] + idx[d];
+  auto store = [&](std::int64_t at, const Expr& stored) {
+    return StoreNode::make(record, simplify(cast(DType::i64, stored), bounds), {Expr(at)});
+  };
+  // Only the first failure is kept: the message names one index, as the interpreter's does.
+  Stmt first = IfThenElseNode::make(
+      LoadNode::make(record, {Expr(0)}) == Expr(std::int64_t{0}),
+      SeqNode::make({store(0, Expr(site)), store(1, value(idx)), store(2, element)}));
+  Expr condition = simplify(failed(idx), bounds);
+  // A check that cannot fail (a constant divisor not zero) costs nothing.
+  if (as_const_int(condition) == std::int64_t{0}) return Stmt();
+  Stmt loops = loop_nest(vars, shape, IfThenElseNode::make(condition, first));
+  return BlockNode::make("check", loaded_buffers(loops, record.get()), {record}, loops, {});
 }
 
 }  // namespace uma::lower

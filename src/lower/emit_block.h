@@ -22,7 +22,9 @@ struct BlockRequest {
   // with).
   std::vector<tir::Var> vars;
   // Optional: what is stored, from the stage's value at `vars` (epilogue fusion: the
-  // pointwise chain after a reduction). Its type may differ from the target's; it is cast.
+  // pointwise chain after a reduction). It receives the value in the stage's type (a
+  // reduction's accumulator is cast first); what it returns may differ from the target's
+  // type, and is cast.
   std::function<tir::Expr(const tir::Expr& value)> epilogue;
   // Set while the reduction's body is built, so that reads of the inputs know they sit in
   // the reduction loops (lowering then materializes what is costly to recompute).
@@ -46,5 +48,15 @@ struct BlockRequest {
 // scalar accumulator. Index and value expressions are simplified knowing the loops'
 // ranges. Reads are the buffers the body loads, in order of first use.
 tir::Stmt emit_block(const BlockRequest& request);
+
+// The block `check` of a run-time check (uma/tir/run_checks.h), site `site` of `record`:
+//   block check(reads: ...; writes: record) {
+//     for (i0, 0, d0) { ... if (failed(i...)) { if (record[0] == 0) {
+//       record[0] = site; record[1] = value(i...); record[2] = element(i...) } } } }
+// or nothing (an undefined statement) when `failed` is false everywhere.
+tir::Stmt emit_check_block(const Shape& shape,
+                           const std::function<tir::Expr(const Indices&)>& failed,
+                           const std::function<tir::Expr(const Indices&)>& value,
+                           const tir::Buffer& record, std::int64_t site);
 
 }  // namespace uma::lower

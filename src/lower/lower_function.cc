@@ -20,6 +20,7 @@
 #include "uma/lower/compute_util.h"
 #include "uma/lower/lower.h"
 #include "uma/tir/functor.h"
+#include "uma/tir/run_checks.h"
 #include "uma/tir/simplify.h"
 
 namespace uma::lower {
@@ -141,6 +142,32 @@ class Lowerer final : public ComputeBuilder {
   }
 
   Var var(std::string_view name) override { return VarNode::make(std::string(name)); }
+
+  void check(const Shape& shape, const std::function<Expr(const Indices&)>& failed,
+             const std::function<Expr(const Indices&)>& value, std::string_view message) override {
+    UMA_CHECK(current_ != nullptr, "a run-time check outside a node's compute rule");
+    // Nothing is read from an empty tensor, and the interpreter refuses nothing there.
+    if (std::find(shape.begin(), shape.end(), 0) != shape.end()) return;
+    if (error_record_ == nullptr)
+      error_record_ =
+          make_buffer("uma_error", DType::i64, {Expr(kErrorRecordSize)}, std::string(kErrorScope));
+    // The location is text from the model, and the message a template: its braces are
+    // escaped.
+    std::string where;
+    for (char c : current_->location()) {
+      where += c;
+      if (c == '{' || c == '}') where += c;
+    }
+    bool saved = in_reduction_;
+    in_reduction_ = false;
+    // Built before it is appended: a read may first emit the block of what it reads.
+    Stmt block = emit_check_block(shape, failed, value, error_record_,
+                                  static_cast<std::int64_t>(checks_.size()) + 1);
+    in_reduction_ = saved;
+    if (!block.defined()) return;
+    checks_.push_back(fmt::format("{}: {}", where, message));
+    blocks_.push_back(block);
+  }
 
  private:
   // ---- values ----
@@ -522,6 +549,10 @@ class Lowerer final : public ComputeBuilder {
     if (!constant_indices.empty()) func.attrs.set("constants", constant_indices);
     func.num_inputs = func.params.size();
     func.params.insert(func.params.end(), outputs_.begin(), outputs_.end());
+    if (!checks_.empty()) {
+      func.params.push_back(error_record_);
+      func.attrs.set(std::string(kChecksAttr), checks_);
+    }
     Stmt body = SeqNode::make(blocks_);
     for (auto it = intermediates_.rbegin(); it != intermediates_.rend(); ++it)
       body = AllocateNode::make(*it, body);
@@ -538,6 +569,9 @@ class Lowerer final : public ComputeBuilder {
   const LowerOptions& options_;
   std::vector<Buffer> params_, outputs_, intermediates_;
   std::vector<std::pair<Buffer, TensorPtr>> constants_;
+  // The run-time checks' record, made with the first check, and each check's message.
+  Buffer error_record_;
+  std::vector<std::string> checks_;
   std::unordered_map<const Value*, int> output_index_;
   std::vector<bool> written_;
   std::vector<Stmt> blocks_;

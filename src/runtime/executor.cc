@@ -6,12 +6,24 @@
 #include <algorithm>
 #include <cstring>
 
+#include "uma/tir/run_checks.h"
+
 namespace uma::runtime {
 
 namespace {
 
 std::string status_text(std::int32_t status) {
   return fmt::format("{}{}", status, status == -1 ? " (a heap allocation in it failed)" : "");
+}
+
+// The first failed run-time check of `call` (uma/tir/run_checks.h), from its error record.
+Error check_failure(const HostCall& call, const std::array<std::int64_t, 3>& record) {
+  auto site = static_cast<std::uint64_t>(record[0]);
+  if (site == 0 || site > call.checks.size())
+    return Error(fmt::format("the compiled function of @{} reported check {} of {} (a bug)",
+                             call.name, record[0], call.checks.size()));
+  return Error(fmt::format("the compiled function of @{}: {}", call.name,
+                           tir::check_failure(call.checks[site - 1], record[1], record[2])));
 }
 
 }  // namespace
@@ -45,6 +57,9 @@ Executor::Executor(std::shared_ptr<const HostProgram> program) : program_(std::m
           break;
         case ArgLocation::Kind::kState:
           args_[c][a] = state + location.index;
+          break;
+        case ArgLocation::Kind::kError:
+          args_[c][a] = error_.data();
           break;
         case ArgLocation::Kind::kInput:
         case ArgLocation::Kind::kOutput:
@@ -110,12 +125,15 @@ Status Executor::run(std::span<const void* const> inputs, std::span<void* const>
         return arena_->bytes().data() + location.index;
       case ArgLocation::Kind::kState:
         return state_->bytes().data() + location.index;
+      case ArgLocation::Kind::kError:
+        return error_.data();
     }
     return nullptr;
   };
   for (const Patch& patch : patches_) args_[patch.call][patch.arg] = address(patch.location);
   // OpenMP's thread count is a property of the calling thread: set it on each run.
   if (set_threads_ != nullptr) set_threads_(program.threads);
+  error_.fill(0);
   for (std::size_t c = 0; c < program.calls.size(); ++c) {
     std::int32_t status = 0;
     if (profiling_) {
@@ -129,6 +147,7 @@ Status Executor::run(std::span<const void* const> inputs, std::span<void* const>
     if (status != 0)
       return make_error("the compiled function of @{} returned {}", program.calls[c].name,
                         status_text(status));
+    if (error_[0] != 0) return check_failure(program.calls[c], error_);
   }
   for (const OutputCopy& copy : program.copies) {
     std::int64_t bytes = program.outputs[copy.output].num_bytes();

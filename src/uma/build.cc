@@ -265,7 +265,8 @@ Expected<HostBuild> build(Module& module, const BuildTargets& targets,
                                    .compiler = options.compiler,
                                    .passes = options.passes,
                                    .emit_c = options.emit_c,
-                                   .functions_per_file = options.functions_per_file};
+                                   .functions_per_file = options.functions_per_file,
+                                   .compile = options.compile};
   // The host target's CPU (default: this machine's) and features become compiler flags.
   UMA_TRY_ASSIGN(std::string mcpu, targets.host.get_string("mcpu"));
   UMA_TRY_ASSIGN(std::string mattr, targets.host.get_string("mattr"));

@@ -183,6 +183,11 @@ Expected<HostBuild> build_program(const Module& module, const HostBuildOptions& 
                                       target.libraries.end());
   }
   if (!options.emit_c.empty()) UMA_TRY(runtime::write_c_sources(generated.files, options.emit_c));
+  if (!options.compile) {
+    build.program = std::move(planned.program);
+    build.sources = std::move(generated.files);
+    return build;
+  }
   runtime::CCompiler compiler(compiler_options);
   runtime::HostProgram& program = *planned.program;
   if (!generated.files.empty()) {

@@ -7,6 +7,7 @@
 
 #include "uma/lower/lower.h"
 #include "uma/tir/passes.h"
+#include "uma/tir/run_checks.h"
 #include "uma/tir/state.h"
 #include "uma/uma/build_stages.h"
 
@@ -17,9 +18,9 @@ using runtime::ArgLocation;
 
 // Where one tensor of the host lives while the calls are being collected.
 struct Loc {
-  enum class Kind : std::uint8_t { kInput, kWeight, kBuffer, kState };
+  enum class Kind : std::uint8_t { kInput, kWeight, kBuffer, kState, kError };
   Kind kind;
-  std::size_t index;  // input, weight, buffer or state number
+  std::size_t index;  // input, weight, buffer or state number (0 for the error record)
 };
 
 // A tensor some call writes: in the arena, or an output buffer when it is an output.
@@ -115,6 +116,7 @@ class HostPlanner {
     for (const PendingCall& pending : calls_) {
       runtime::HostCall call;
       call.name = pending.name;
+      call.checks = pending.checks;
       for (const Loc& loc : pending.args) call.args.push_back(resolve(loc, *program));
       program->calls.push_back(std::move(call));
       planned.callee.push_back(pending.lowered);
@@ -148,6 +150,7 @@ class HostPlanner {
     std::string name;
     std::size_t lowered = 0;
     std::vector<Loc> args;
+    std::vector<std::string> checks;  // the messages of its run-time checks
   };
 
   Status visit(const Node& node) {
@@ -205,8 +208,9 @@ class HostPlanner {
     }
     std::vector<std::size_t> workspace = tir::workspace_params(func);
     std::optional<std::size_t> state = tir::state_param(func);
+    std::optional<std::size_t> error = tir::error_param(func);
     std::size_t num_outputs =
-        func.params.size() - func.num_inputs - workspace.size() - (state ? 1 : 0);
+        func.params.size() - func.num_inputs - workspace.size() - (state ? 1 : 0) - (error ? 1 : 0);
     if (call.args.size() != func.num_inputs || num_outputs != node.num_results())
       return make_error(
           "{}: func @{} takes {} input(s) and {} output(s), the call has {} and {} "
@@ -226,10 +230,18 @@ class HostPlanner {
       buffers_.push_back({result->tensor_type(), step, step, std::nullopt});
     }
     // After the outputs, in any order: workspace, memory the function needs while it runs,
-    // from the arena; and the call's own state, which the executor holds.
+    // from the arena; the call's own state and the error record, which the executor holds.
     for (std::size_t index = call.args.size(); index < func.params.size(); ++index) {
       const tir::Buffer& buffer = func.params[index];
       TensorType type{buffer->dtype, {}};
+      if (index == error) {
+        type.shape = {tir::kErrorRecordSize};
+        arg_types.push_back(type);
+        call.args.push_back({Loc::Kind::kError, 0});
+        if (const Attribute* checks = func.attrs.find(tir::kChecksAttr))
+          call.checks = std::get<std::vector<std::string>>(*checks);
+        continue;
+      }
       if (index == state) {
         std::optional<std::int64_t> bytes =
             buffer->shape.size() == 1 ? tir::as_const_int(buffer->shape[0]) : std::nullopt;
@@ -277,6 +289,8 @@ class HostPlanner {
         return {ArgLocation::Kind::kArena, arena_offset_[loc.index]};
       case Loc::Kind::kState:
         return {ArgLocation::Kind::kState, state_offset_[loc.index]};
+      case Loc::Kind::kError:
+        return {ArgLocation::Kind::kError, 0};
     }
     return {};
   }

@@ -109,6 +109,14 @@ class ComputeBuilder {
   virtual TensorView materialize(Stage stage) = 0;
   // A fresh variable, named for readability.
   virtual tir::Var var(std::string_view name) = 0;
+  // A run-time check of the node being lowered (uma/tir/run_checks.h): a block, before the
+  // node's own, testing `failed` at every index of `shape`; where it holds, the run fails
+  // with "<the node's location>: <message>", whose {value} is `value` there (an i64) and
+  // {element} the index's row-major position. What a check reads is read once per index,
+  // outside the loops of the blocks that use it.
+  virtual void check(const Shape& shape, const std::function<tir::Expr(const Indices&)>& failed,
+                     const std::function<tir::Expr(const Indices&)>& value,
+                     std::string_view message) = 0;
 };
 
 // An op's compute rule: one Stage per result of `node`, from views of its operands.

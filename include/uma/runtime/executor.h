@@ -12,6 +12,7 @@
 // library at once, each with its own state.
 #pragma once
 
+#include <array>
 #include <chrono>
 #include <cstddef>
 #include <cstdint>
@@ -28,10 +29,11 @@ namespace uma::runtime {
 
 // Where an argument of a call lives.
 struct ArgLocation {
-  enum class Kind : std::uint8_t { kInput, kOutput, kWeight, kArena, kState };
+  enum class Kind : std::uint8_t { kInput, kOutput, kWeight, kArena, kState, kError };
   Kind kind = Kind::kArena;
   // The input or output number, or the byte offset into the weights blob, the arena or the
-  // executor's state block (64-byte aligned).
+  // executor's state block (64-byte aligned); unused for the error record (kError, the
+  // executor's one record of run-time checks, uma/tir/run_checks.h).
   std::int64_t index = 0;
 };
 
@@ -42,6 +44,8 @@ struct HostCall {
   std::vector<ArgLocation> args;
   // Load-time code on the same arguments (inputs and outputs null); may be null.
   PackedFunction init = nullptr, fini = nullptr;
+  // The messages of the function's run-time checks, by site (from 1) less one.
+  std::vector<std::string> checks;
 };
 
 // An output that no call writes: a copy of an input, a weight or another output, made
@@ -95,7 +99,9 @@ class Executor {
 
   // Runs on the caller's buffers: dense row-major tensors of the program's input and
   // output types, outputs not overlapping any other buffer. Allocates nothing. Errors when
-  // a count is wrong or a generated function fails (naming it).
+  // a count is wrong, a generated function fails (naming it) or one of its run-time checks
+  // does ("the compiled function of @f: node 'g' (take): index 7 (element 1 of indices) is
+  // out of range for axis 0 of size 4"); the outputs are unspecified then.
   Status run(std::span<const void* const> inputs, std::span<void* const> outputs);
 
   // Checks the inputs' types, allocates the outputs and runs.
@@ -118,6 +124,8 @@ class Executor {
   std::size_t loaded_ = 0;  // the calls [0, loaded_) were initialized (their finis run)
   // The argument array of each call, weights and arena pointers filled in once.
   std::vector<std::vector<void*>> args_;
+  // The error record of the calls' run-time checks: site, value, element.
+  std::array<std::int64_t, 3> error_{};
   // (call, argument, location) of the arguments that are inputs or outputs, set per run.
   struct Patch {
     std::size_t call, arg;

@@ -58,6 +58,8 @@ struct BuildOptions {
   // The C compiler and its cache.
   runtime::CCompilerOptions compiler;
   std::size_t functions_per_file = 16;
+  // When false, the build stops before the C compiler (HostBuildOptions::compile).
+  bool compile = true;
 };
 
 // PRE_PARTITIONING, partitioning and POST_PARTITIONING_0 for the targets.

@@ -74,6 +74,9 @@ struct HostBuildOptions {
   // At most this many functions per generated C file: files compile in parallel and are
   // cached one by one.
   std::size_t functions_per_file = 16;
+  // When false, the build stops after plan: the program's calls have no functions (to look
+  // at the C, or to fuzz every stage before the C compiler at its speed).
+  bool compile = true;
   // The backends' pipelines, the host's among them. A function none of them takes (a
   // Compiler attribute naming none, or none and no host pipeline) gets the core stages
   // alone.
