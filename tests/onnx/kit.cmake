@@ -1,7 +1,8 @@
 # ctest's kit-node-tests: `uma test-backend --node-tests` runs ONNX's node tests whose nodes a
 # backend claims, through the backend, against the reference interpreter, and counts them in
 # its scorecard. The node tests are those of onnx-conformance (generated here when that test
-# has not left them). Variables: PYTHON, GENERATOR, OUT, UMA, CACHE, TARGETS (comma-separated).
+# has not left them). Variables: PYTHON, GENERATOR, OUT, UMA, CACHE, TARGETS (comma-separated),
+# PLUGIN (loaded for its backends).
 if(NOT EXISTS ${OUT}/node)
   execute_process(COMMAND ${PYTHON} ${GENERATOR} ${OUT} RESULT_VARIABLE generated
                   OUTPUT_QUIET ERROR_VARIABLE generator_errors)
@@ -11,7 +12,8 @@ if(NOT EXISTS ${OUT}/node)
 endif()
 string(REPLACE "," ";" targets "${TARGETS}")
 foreach(target ${targets})
-  execute_process(COMMAND ${UMA} test-backend --target ${target} --node-tests ${OUT}/node
+  execute_process(COMMAND ${UMA} test-backend --plugin ${PLUGIN} --target ${target}
+                          --node-tests ${OUT}/node
                           --cache-dir ${CACHE} --json ${OUT}/../kit-${target}.json
                   OUTPUT_VARIABLE card RESULT_VARIABLE status)
   message("${card}")
