@@ -256,6 +256,32 @@ std::string placement(const PartitionReport& report, const std::string& target) 
   return on_target == 0 ? "host" : "mixed";
 }
 
+// Builds `module` for the target and runs it on `inputs`, noting in `result` where its nodes
+// went; the outputs, or nullopt with result.failure saying what failed.
+std::optional<std::vector<TensorPtr>> build_and_run(Module& module, const Target& target,
+                                                    const std::string& target_text,
+                                                    const std::vector<TensorPtr>& inputs,
+                                                    const TestBackendOptions& options,
+                                                    Case& result) {
+  PartitionReport report;
+  build::BuildOptions build_options{.report = &report};
+  build_options.compiler.cache_dir = options.cache_dir;
+  Expected<build::HostBuild> built = build::build(module, {target_text}, build_options);
+  if (!built) {
+    result.failure = "build failed: " + built.error().message();
+    return std::nullopt;
+  }
+  result.placed = placement(report, target.name());
+  Expected<std::unique_ptr<runtime::Executor>> executor = runtime::Executor::create(built->program);
+  Expected<std::vector<TensorPtr>> outputs =
+      executor ? (*executor)->run(inputs) : Expected<std::vector<TensorPtr>>(executor.error());
+  if (!outputs) {
+    result.failure = "run failed: " + outputs.error().message();
+    return std::nullopt;
+  }
+  return std::move(*outputs);
+}
+
 // Builds the model of one recipe and variant, runs it, and judges it; nullopt when the
 // variant makes no valid model of the ops (a dtype an op refuses, say), or the pattern does
 // not match the model (an attribute predicate of the pattern).
@@ -281,22 +307,9 @@ Expected<std::optional<Case>> run_case(Context& context, const BackendPattern& p
   std::vector<TensorPtr> inputs = random_inputs(*main, 7);
   Expected<std::vector<TensorPtr>> reference = interpret(module, inputs);
   if (!reference) return std::optional<Case>();  // the interpreter lacks the dtype
-  PartitionReport report;
-  build::BuildOptions build_options{.report = &report};
-  build_options.compiler.cache_dir = options.cache_dir;
-  Expected<build::HostBuild> built = build::build(module, {target_text}, build_options);
-  if (!built) {
-    result.failure = "build failed: " + built.error().message();
-    return std::optional<Case>(result);
-  }
-  result.placed = placement(report, target.name());
-  Expected<std::unique_ptr<runtime::Executor>> executor = runtime::Executor::create(built->program);
-  Expected<std::vector<TensorPtr>> outputs =
-      executor ? (*executor)->run(inputs) : Expected<std::vector<TensorPtr>>(executor.error());
-  if (!outputs) {
-    result.failure = "run failed: " + outputs.error().message();
-    return std::optional<Case>(result);
-  }
+  std::optional<std::vector<TensorPtr>> outputs =
+      build_and_run(module, target, target_text, inputs, options, result);
+  if (!outputs) return std::optional<Case>(result);
   Tolerance tolerance = context.backends().find(target.name())->spec().tolerance(variant.dtype);
   TensorComparison comparison =
       compare_scaled(*(*outputs)[0], *(*reference)[0], options.rtol.value_or(tolerance.rtol),
@@ -422,26 +435,13 @@ Expected<std::optional<Case>> run_node_test(Context& context, const Target& targ
   UMA_TRY_ASSIGN(std::unique_ptr<Module> module, import_onnx_file(context, model_path, frozen));
   Expected<std::vector<TensorPtr>> reference = interpret(*module, inputs);
   if (!reference) return std::optional<Case>();
-  PartitionReport report;
-  build::BuildOptions build_options{.report = &report};
-  build_options.compiler.cache_dir = options.cache_dir;
-  Expected<build::HostBuild> built = build::build(*module, targets, build_options);
   Case result{.pattern = fmt::format("{}.onnx", target.name()),
               .model = dir.filename().string(),
               .variant = "node test",
               .expected = "claimed"};
-  if (!built) {
-    result.failure = "build failed: " + built.error().message();
-    return std::optional<Case>(result);
-  }
-  result.placed = placement(report, target.name());
-  Expected<std::unique_ptr<runtime::Executor>> executor = runtime::Executor::create(built->program);
-  Expected<std::vector<TensorPtr>> outputs =
-      executor ? (*executor)->run(inputs) : Expected<std::vector<TensorPtr>>(executor.error());
-  if (!outputs) {
-    result.failure = "run failed: " + outputs.error().message();
-    return std::optional<Case>(result);
-  }
+  std::optional<std::vector<TensorPtr>> outputs =
+      build_and_run(*module, target, target_text, inputs, options, result);
+  if (!outputs) return std::optional<Case>(result);
   for (std::size_t i = 0; i < outputs->size() && result.failure.empty(); ++i) {
     const Tensor& output = *(*outputs)[i];
     const Tensor& expected = *(*reference)[i];
