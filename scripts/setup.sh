@@ -1,7 +1,15 @@
 #!/usr/bin/env bash
-# Installs every Debian package uma needs to build, test and run (Debian 12).
-# Idempotent: installs only what is missing, without recommended extras.
+# Installs the Debian packages uma needs (Debian 12). `setup.sh main`: what building the tool
+# and running scripts/demo.sh need (no torch, no ONNX Python, no Chromium: a few minutes
+# less of download on a fresh machine); `setup.sh` (or `setup.sh all`): everything the test
+# suite needs too. Idempotent: installs only what is missing, without recommended extras.
 set -euo pipefail
+
+profile=${1:-all}
+case "$profile" in
+  main|all) ;;
+  *) echo "usage: scripts/setup.sh [main|all]" >&2; exit 2 ;;
+esac
 
 packages=(
   # build
@@ -11,17 +19,25 @@ packages=(
   libssl-dev
   # the dnnl backend (optional: the build goes on without it)
   libdnnl-dev
-  # tests and benchmarks: GoogleTest, Google Benchmark, lit + FileCheck, Python for lit
+  # what configuring the build looks for: GoogleTest, Google Benchmark, lit + FileCheck
   libgtest-dev libgmock-dev libbenchmark-dev llvm-15-tools python3
-  # ONNX conformance tests and real models, generated at test time with Debian's Python
-  python3-onnx python3-numpy python3-torch python3-torchvision
-  # the Python module (python/) and its tests
-  pybind11-dev python3-dev python3-pytest
-  # fuzzing and sanitizer builds
-  clang libclang-rt-14-dev
-  # tools: formatting; Graphviz's dot draws the graph of uma compile's report.html
-  clang-format graphviz
+  # the demo draws the digits with numpy; Graphviz's dot draws uma compile's report.html
+  python3-numpy graphviz
 )
+if [ "$profile" = all ]; then
+  packages+=(
+    # ONNX conformance tests and real models, generated at test time with Debian's Python
+    python3-onnx python3-torch python3-torchvision
+    # the Python module (python/) and its tests
+    pybind11-dev python3-dev python3-pytest
+    # fuzzing and sanitizer builds
+    clang libclang-rt-14-dev
+    # formatting
+    clang-format
+    # report.html's test loads the page in headless Chromium (tests/report/)
+    chromium
+  )
+fi
 
 missing=()
 for p in "${packages[@]}"; do

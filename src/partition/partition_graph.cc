@@ -18,11 +18,14 @@
 // - regions with fewer nodes than options.min_region_size (a composite call counts the
 //   nodes of its composite) stay on the host, and the report says why. So do regions
 //   nothing reads: a function without outputs would compute nothing;
+// - a region whose function would be named in options.host_regions is outlined into a
+//   function of that name for the host: Primitive, without a Compiler;
 // - the host function stays in topological order: a call is placed where its region's first
 //   node was, and the nodes computing its inputs move up before it when they came later;
 // - no node of a host function keeps a uma.target or uma.region.
 // A module without annotations is left as it is. A region whose nodes reach one another
 // through nodes outside it cannot be outlined: that is an error naming it.
+#include <algorithm>
 #include <map>
 
 #include "annotations.h"
@@ -79,7 +82,7 @@ class Partitioner {
     bool outlined = false;
     for (std::size_t i = 0; i < regions.size(); ++i) {
       if (!large_enough(regions[i])) continue;
-      UMA_TRY_ASSIGN(bool done, outline_region(function, regions[i]));
+      UMA_TRY_ASSIGN(bool done, outline_region(function, regions[i], kept_on_host(regions[i])));
       outlined |= done;
     }
     bool changed = outlined;
@@ -104,6 +107,20 @@ class Partitioner {
     return false;
   }
 
+  // Whether the region's function is one options.host_regions names.
+  bool kept_on_host(const Region& region) {
+    if (options_.host_regions.empty()) return false;
+    std::size_t index = next_index_;
+    std::string name = fresh_name(region.target);
+    next_index_ = index;  // outline_region takes the name
+    const std::vector<std::string>& kept = options_.host_regions;
+    if (std::find(kept.begin(), kept.end(), name) == kept.end()) return false;
+    if (options_.report != nullptr)
+      for (const Node* node : region.nodes)
+        options_.report->reject(node, region.target, RejectionKind::KeptOnHost, "@" + name);
+    return true;
+  }
+
   std::string fresh_name(const std::string& target) {
     std::string name;
     do {
@@ -112,8 +129,10 @@ class Partitioner {
     return name;
   }
 
-  // Replaces the region by a call to a new function; false when nothing reads the region.
-  Expected<bool> outline_region(Function& host, const Region& region) {
+  // Replaces the region by a call to a new function; false when nothing reads the region. A
+  // region kept on the host becomes a Primitive function of the host's (the host lowers the
+  // composites in it as their nodes).
+  Expected<bool> outline_region(Function& host, const Region& region, bool on_host) {
     OutlineOptions options;
     if (options_.bind_constants) options.bind_constant = [](const Node&) { return true; };
     if (region.nodes.size() == 1) options.call_name = region.nodes.front()->name();
@@ -127,12 +146,12 @@ class Partitioner {
                        host, region.nodes, [&] { return fresh_name(region.target); }, options));
     if (outlined.callee == nullptr) return false;
     Function& callee = *outlined.callee;
-    callee.mutable_attrs().set(std::string(kCompilerAttr), region.target);
+    if (!on_host) callee.mutable_attrs().set(std::string(kCompilerAttr), region.target);
     callee.mutable_attrs().set("global_symbol", callee.name());
     callee.mutable_attrs().set("Primitive", std::int64_t{1});
     for (const auto& node : callee.nodes()) annotations::erase_partition_attrs(*node);
     for (NodeRecord* record : records) {
-      record->target = region.target;
+      record->target = on_host ? "" : region.target;
       record->region = callee.name();
     }
     return true;

@@ -11,6 +11,7 @@ Expected<PartitionOptions> read_options(PassOptions& options) {
   read.targets = options.get_list("targets");
   UMA_TRY_ASSIGN(read.bind_constants, options.get_bool("bind-constants", true));
   UMA_TRY_ASSIGN(read.min_region_size, options.get_int("min-region-size", 0));
+  read.host_regions = options.get_list("host-regions");
   if (read.min_region_size < 0)
     return make_error("pass option 'min-region-size' must not be negative, not {}",
                       read.min_region_size);

@@ -14,6 +14,7 @@
 #include <cstring>
 #include <filesystem>
 #include <map>
+#include <mutex>
 #include <optional>
 #include <set>
 #include <sstream>
@@ -386,8 +387,15 @@ Expected<std::vector<std::string>> CCompiler::compile(const std::vector<CSourceF
 
   std::vector<std::optional<Expected<std::string>>> results(sources.size());
   std::atomic<std::size_t> next{0};
+  std::size_t done = 0;
+  std::mutex done_mutex;
   auto work = [&] {
-    for (std::size_t k; (k = next++) < sources.size();) results[k] = compile_one(sources[k], pins);
+    for (std::size_t k; (k = next++) < sources.size();) {
+      results[k] = compile_one(sources[k], pins);
+      if (!options_.on_compiled) continue;
+      std::lock_guard lock(done_mutex);
+      options_.on_compiled(++done, sources.size());
+    }
   };
   unsigned jobs = options_.jobs ? options_.jobs : std::max(1u, std::thread::hardware_concurrency());
   std::size_t workers = std::min<std::size_t>(jobs, sources.size());

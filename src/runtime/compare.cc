@@ -42,4 +42,13 @@ TensorComparison compare_scaled(const Tensor& actual, const Tensor& expected, do
   return compare_tensors(actual, expected, rtol, atol * scale);
 }
 
+Tolerance default_tolerance(DType dtype) {
+  if (dtype == DType::f16 || dtype == DType::bf16) return {.rtol = 1e-2, .atol = 1e-2};
+  return {};
+}
+
+Tolerance loosest(const Tolerance& a, const Tolerance& b) {
+  return {.rtol = std::max(a.rtol, b.rtol), .atol = std::max(a.atol, b.atol)};
+}
+
 }  // namespace uma

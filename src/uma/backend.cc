@@ -45,6 +45,13 @@ void Backend::add_composite_lowering(std::string pattern, BackendCompositeLoweri
 void Backend::set_max_immediate_elements(std::int64_t count) {
   spec_.max_immediate_elements = count;
 }
+void Backend::set_tolerance(DType dtype, Tolerance tolerance) {
+  spec_.tolerances[dtype] = tolerance;
+}
+Tolerance BackendSpec::tolerance(DType dtype) const {
+  auto it = tolerances.find(dtype);
+  return it != tolerances.end() ? it->second : default_tolerance(dtype);
+}
 void Backend::add_graph_pass(GraphPhase phase, std::string name, BackendGraphPass pass) {
   spec_.graph_passes.push_back({phase, std::move(name), std::move(pass)});
 }

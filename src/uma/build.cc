@@ -237,6 +237,7 @@ Status partition_for_targets(Module& module, const BuildTargets& targets,
     PartitionOptions partition_options{.merge_regions = options.merge_regions,
                                        .bind_constants = options.bind_constants,
                                        .min_region_size = options.min_region_size,
+                                       .host_regions = options.host_regions,
                                        .report = options.report};
     for (const BoundBackend& bound : partitioned) {
       partition_options.targets.push_back(bound.target->name());

@@ -3,8 +3,10 @@
 
 #include <algorithm>
 #include <iostream>
+#include <optional>
 #include <sstream>
 
+#include "progress.h"
 #include "target_option.h"
 #include "uma/partition/report.h"
 #include "uma/support/printable.h"
@@ -91,17 +93,22 @@ void add_compile_options(CLI::App& command, CompileOptions& options) {
   add_report_options(command, options.report, "With --target: the partition report");
 }
 
-Expected<build::HostBuild> compile_model(Module& module, const CompileOptions& options,
-                                         PartitionReport* report) {
+Expected<build::HostBuild> build_model(Module& module, const CompileOptions& options,
+                                       PartitionReport& report,
+                                       std::vector<PassTiming>* pass_timings) {
   runtime::CCompilerOptions compiler;
   std::istringstream flags(options.cflags);
   for (std::string flag; flags >> flag;) compiler.compile_flags.push_back(flag);
   compiler.cache_dir = options.cache_dir;
-  std::vector<PassTiming> pass_timings;
+  // On a terminal, the line starts with the first file compiled.
+  std::optional<Progress> progress;
+  compiler.on_compiled = [&](std::size_t done, std::size_t total) {
+    if (!progress) progress.emplace("compiling C");
+    progress->update(done, total);
+  };
   // The IR printed after passes goes to standard output, where the build's other lines go.
-  PipelineOptions passes{.print_after = options.print_after,
-                         .print_stream = &std::cout,
-                         .timings = options.timing ? &pass_timings : nullptr};
+  PipelineOptions passes{
+      .print_after = options.print_after, .print_stream = &std::cout, .timings = pass_timings};
   UMA_TRY_ASSIGN(build::BuildTargets targets,
                  build::parse_targets(module.context(), options.targets));
   // --threads is the host target's attribute, merged here once.
@@ -113,11 +120,21 @@ Expected<build::HostBuild> compile_model(Module& module, const CompileOptions& o
     UMA_TRY_ASSIGN(targets.host, module.context().target_kinds().parse(fmt::format(
                                      "{} --threads={}", kHostTargetKind, options.threads)));
   }
+  build::BuildOptions build_options{.host_regions = options.host_regions,
+                                    .report = &report,
+                                    .passes = passes,
+                                    .emit_c = options.emit_c,
+                                    .compiler = compiler};
+  return build::build(module, targets, build_options);
+}
+
+Expected<build::HostBuild> compile_model(Module& module, const CompileOptions& options,
+                                         PartitionReport* report) {
+  std::vector<PassTiming> pass_timings;
   PartitionReport own_report;
   if (report == nullptr) report = &own_report;
-  build::BuildOptions build_options{
-      .report = report, .passes = passes, .emit_c = options.emit_c, .compiler = compiler};
-  UMA_TRY_ASSIGN(build::HostBuild built, build::build(module, targets, build_options));
+  UMA_TRY_ASSIGN(build::HostBuild built,
+                 build_model(module, options, *report, options.timing ? &pass_timings : nullptr));
   if (!options.targets.empty()) {
     UMA_TRY(write_report(*report, options.report));
     print_offload(built);

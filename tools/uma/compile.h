@@ -25,11 +25,20 @@ struct CompileOptions {
   bool timing = false;
   std::string emit_c;
   ReportOutput report{.format = "none"};
+  // The backends' regions to keep on the host, by the names of their functions (not an
+  // option: uma run --bisect sets it).
+  std::vector<std::string> host_regions;
 };
 
 // Adds --threads, --cflags, --cache-dir, --target (or --targets) and the report's options to
 // `command`.
 void add_compile_options(CLI::App& command, CompileOptions& options);
+
+// Builds @main for the targets (the host alone when none is given), printing nothing but
+// the IR --print-after asks for. The module is changed (see build::build).
+Expected<build::HostBuild> build_model(Module& module, const CompileOptions& options,
+                                       PartitionReport& report,
+                                       std::vector<PassTiming>* pass_timings = nullptr);
 
 // Builds @main for the targets (the host alone when none is given), and prints what the
 // build did: the partition report and which target runs what (with --target), its calls,

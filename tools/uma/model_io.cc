@@ -3,6 +3,7 @@
 
 #include <charconv>
 
+#include "progress.h"
 #include "uma/frontend/onnx/importer.h"
 #include "uma/frontend/onnx/tensor_proto.h"
 #include "uma/graph/parser.h"
@@ -54,6 +55,7 @@ Expected<std::unique_ptr<Module>> load_model(Context& context, const std::string
   if (ends_with(path, ".onnx")) {
     OnnxImportOptions options;
     for (const std::string& text : input_shapes) UMA_TRY(add_input_shape(text, options));
+    Progress progress(fmt::format("importing {}", path));
     UMA_TRY_ASSIGN(module, import_onnx_file(context, path, options));
   } else {
     if (!input_shapes.empty())

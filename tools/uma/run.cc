@@ -6,17 +6,22 @@
 // --timing times each stage and pass, --emit-c writes its C.
 #include <filesystem>
 #include <iostream>
+#include <optional>
 
 #include "commands.h"
 #include "compile.h"
 #include "context_setup.h"
 #include "model_io.h"
+#include "progress.h"
+#include "uma/partition/report.h"
 #include "uma/runtime/compare.h"
 #include "uma/runtime/interpreter.h"
 #include "uma/runtime/memory_budget.h"
 #include "uma/runtime/npy.h"
 #include "uma/support/file.h"
 #include "uma/support/printable.h"
+#include "uma/uma/backend.h"
+#include "uma/uma/context.h"
 
 namespace uma::tool {
 namespace {
@@ -33,8 +38,10 @@ struct RunOptions {
   double atol = 1e-7;
   bool compiled = false;
   bool check = false;
-  double check_rtol = kCheckRtol;
-  double check_atol = kCheckAtol;
+  // Override the tolerance of the backends that ran (default_tolerance's when none declares
+  // one), when given.
+  std::optional<double> check_rtol, check_atol;
+  bool bisect = false;
   CompileOptions compile;
   std::vector<std::string> plugins;
   std::uint64_t memory_budget = 0;  // 0: the machine's memory
@@ -142,11 +149,20 @@ Status write_outputs(const std::vector<TensorPtr>& outputs, const std::string& d
   return Status::success();
 }
 
+// A compiled run: its outputs, the functions of its build and where its nodes went.
+struct CompiledRun {
+  std::vector<TensorPtr> outputs;
+  std::vector<build::BuiltFunction> functions;
+  PartitionReport report;
+};
+
 // Builds @main for --target's targets (the host alone when none is given: one build either
 // way), prints what the build did, and runs it.
-Expected<std::vector<TensorPtr>> run_compiled(Module& module, const std::vector<TensorPtr>& inputs,
-                                              const RunOptions& options) {
-  UMA_TRY_ASSIGN(build::HostBuild built, compile_model(module, options.compile));
+Expected<CompiledRun> run_compiled(Module& module, const std::vector<TensorPtr>& inputs,
+                                   const RunOptions& options) {
+  CompiledRun result;
+  UMA_TRY_ASSIGN(build::HostBuild built, compile_model(module, options.compile, &result.report));
+  result.functions = built.built;
   UMA_TRY_ASSIGN(LoadedProgram loaded, load_program(built));
   auto start = std::chrono::steady_clock::now();
   UMA_TRY_ASSIGN(auto outputs, loaded.executor->run(inputs));
@@ -154,37 +170,132 @@ Expected<std::vector<TensorPtr>> run_compiled(Module& module, const std::vector<
   std::cout << fmt::format(
       "executor: load {:.1f} ms (library {:.1f} ms, init {:.1f} ms), run {:.1f} ms\n",
       to_ms(loaded.library + loaded.init), to_ms(loaded.library), to_ms(loaded.init), to_ms(run));
-  return outputs;
+  result.outputs = std::move(outputs);
+  return result;
 }
 
-// Compares compiled outputs with the interpreter's by compare_scaled's rule. False on a
-// mismatch.
-bool check_against_reference(const std::vector<TensorPtr>& outputs,
-                             const std::vector<TensorPtr>& reference, const RunOptions& options) {
-  bool all_ok = true;
-  for (std::size_t i = 0; i < outputs.size(); ++i) {
-    TensorComparison result =
-        compare_scaled(*outputs[i], *reference[i], options.check_rtol, options.check_atol);
-    std::cout << fmt::format("check output {}: max abs error {:.3g} against max |reference| {:.3g}",
-                             i, result.max_abs_error, result.max_expected);
+// The tolerance of an output in `dtype`: the loosest of default_tolerance's and those the
+// backends that ran a function of the build declare; --check-rtol and --check-atol override it.
+Tolerance check_tolerance(const Context& context,
+                          const std::vector<build::BuiltFunction>& functions, DType dtype,
+                          const RunOptions& options) {
+  Tolerance tolerance = default_tolerance(dtype);
+  for (const build::BuiltFunction& function : functions)
+    if (std::shared_ptr<const Backend> backend = context.backends().find(function.target))
+      tolerance = loosest(tolerance, backend->spec().tolerance(dtype));
+  return {.rtol = options.check_rtol.value_or(tolerance.rtol),
+          .atol = options.check_atol.value_or(tolerance.atol)};
+}
+
+// Compares compiled outputs with the interpreter's by compare_scaled's rule, and prints the
+// result of each when `print`. The first output that differs, described; nullopt when all
+// match.
+std::optional<std::string> check_against_reference(const Context& context, const CompiledRun& run,
+                                                   const std::vector<TensorPtr>& reference,
+                                                   const RunOptions& options, bool print) {
+  std::optional<std::string> first;
+  for (std::size_t i = 0; i < run.outputs.size(); ++i) {
+    const Tensor& output = *run.outputs[i];
+    Tolerance tolerance =
+        check_tolerance(context, run.functions, reference[i]->type().dtype, options);
+    TensorComparison result = compare_scaled(output, *reference[i], tolerance.rtol, tolerance.atol);
+    std::string line = fmt::format("max abs error {:.3g} against max |reference| {:.3g}",
+                                   result.max_abs_error, result.max_expected);
     if (result.ok()) {
-      std::cout << ": ok\n";
+      if (print) std::cout << fmt::format("check output {}: {}: ok\n", i, line);
       continue;
     }
-    all_ok = false;
-    if (!result.same_type) {
-      std::cout << fmt::format(": MISMATCH: the interpreter gives {}\n",
-                               to_string(Type(reference[i]->type())));
-      continue;
-    }
-    std::int64_t at = result.first_mismatch;
-    std::cout << fmt::format(
-        ": MISMATCH: {} of {} element(s) differ by more than {} * |reference| + {} * max "
-        "|reference|; first at index {}: {:.9g}, the interpreter gives {:.9g}\n",
-        result.mismatches, outputs[i]->num_elements(), options.check_rtol, options.check_atol, at,
-        outputs[i]->get(at), reference[i]->get(at));
+    std::string mismatch =
+        !result.same_type
+            ? fmt::format("the interpreter gives {}", to_string(Type(reference[i]->type())))
+            : fmt::format(
+                  "{} of {} element(s) differ by more than {} * |reference| + {} * max "
+                  "|reference|; first at index {}: {:.9g}, the interpreter gives {:.9g}",
+                  result.mismatches, output.num_elements(), tolerance.rtol, tolerance.atol,
+                  result.first_mismatch, output.get(result.first_mismatch),
+                  reference[i]->get(result.first_mismatch));
+    if (print) std::cout << fmt::format("check output {}: {}: MISMATCH: {}\n", i, line, mismatch);
+    if (!first) first = fmt::format("output {}: {}", i, mismatch);
   }
-  return all_ok;
+  return first;
+}
+
+// The nodes of the model that went into `function`, as "op 'name'", for messages.
+std::string nodes_of(const PartitionReport& report, const std::string& function) {
+  std::vector<std::string> nodes;
+  for (const NodeRecord& record : report.records())
+    if (record.region == function)
+      nodes.push_back(record.name.empty()
+                          ? record.op
+                          : fmt::format("{} '{}'", record.op, printable(record.name)));
+  return fmt::format("{}", fmt::join(nodes, ", "));
+}
+
+// When compiled outputs differ from the reference: builds the model again with all the
+// offloaded functions kept on the host, then with each alone left to its backend, and names
+// those that make the outputs differ by themselves, with their nodes.
+Status bisect(Context& context, const CompiledRun& failed, const std::vector<TensorPtr>& inputs,
+              const std::vector<TensorPtr>& reference, const RunOptions& options) {
+  std::vector<build::BuiltFunction> offloaded;
+  for (const build::BuiltFunction& function : failed.functions)
+    if (context.backends().find(function.target) != nullptr &&
+        !context.backends().find(function.target)->spec().host)
+      offloaded.push_back(function);
+  if (offloaded.empty()) {
+    std::cout << "bisect: no function was offloaded: the host's code differs from the "
+                 "reference\n";
+    return Status::success();
+  }
+  std::vector<std::string> all;
+  for (const build::BuiltFunction& function : offloaded) all.push_back(function.name);
+  // One build, its outputs checked; the IR printing and C files of the first build are not
+  // repeated.
+  Progress progress("bisect: build");
+  std::size_t trials = 0;
+  auto trial = [&](std::vector<std::string> host_regions) -> Expected<std::optional<std::string>> {
+    progress.update(++trials, offloaded.size() + 1);
+    UMA_TRY_ASSIGN(auto module, load_model(context, options.model, options.input_shapes));
+    CompileOptions compile = options.compile;
+    compile.print_after.clear();
+    compile.emit_c.clear();
+    compile.host_regions = std::move(host_regions);
+    CompiledRun run;
+    UMA_TRY_ASSIGN(build::HostBuild built, build_model(*module, compile, run.report));
+    run.functions = built.built;
+    UMA_TRY_ASSIGN(LoadedProgram loaded, load_program(built));
+    UMA_TRY_ASSIGN(run.outputs, loaded.executor->run(inputs));
+    progress.clear();
+    return check_against_reference(context, run, reference, options, false);
+  };
+  std::cout << fmt::format(
+      "bisect: {} offloaded function(s); building with all on the host, then with each alone "
+      "on its backend\n",
+      offloaded.size());
+  UMA_TRY_ASSIGN(std::optional<std::string> on_host, trial(all));
+  if (on_host) {
+    std::cout << fmt::format(
+        "bisect: all on the host: MISMATCH ({}): the host's code differs from the reference\n",
+        *on_host);
+    return Status::success();
+  }
+  std::cout << "bisect: all on the host: ok\n";
+  std::vector<const build::BuiltFunction*> faulty;
+  for (const build::BuiltFunction& function : offloaded) {
+    std::vector<std::string> others;
+    for (const std::string& name : all)
+      if (name != function.name) others.push_back(name);
+    UMA_TRY_ASSIGN(std::optional<std::string> alone, trial(others));
+    std::cout << fmt::format("bisect: @{} on {} alone: {}\n", printable(function.name),
+                             function.target, alone ? "MISMATCH (" + *alone + ")" : "ok");
+    if (alone) faulty.push_back(&function);
+  }
+  for (const build::BuiltFunction* function : faulty)
+    std::cout << fmt::format("bisect: at fault: @{} on {}, its node(s): {}\n",
+                             printable(function->name), function->target,
+                             nodes_of(failed.report, function->name));
+  if (faulty.empty())
+    std::cout << "bisect: no function differs alone: the offloaded functions differ together\n";
+  return Status::success();
 }
 
 Expected<int> run(const RunOptions& options) {
@@ -197,16 +308,18 @@ Expected<int> run(const RunOptions& options) {
   if (main == nullptr)
     return make_error("{}: the module has no function @main to run", options.model);
   UMA_TRY_ASSIGN(auto inputs, make_inputs(*main, options));
-  std::vector<TensorPtr> outputs, reference;
+  std::vector<TensorPtr> reference;
   if (options.check) {
     // On the module as loaded: the build changes it (fuses its nodes into functions).
     UMA_TRY_ASSIGN(reference, interpret(*module, inputs));
   }
+  CompiledRun compiled;
   if (options.compiled) {
-    UMA_TRY_ASSIGN(outputs, run_compiled(*module, inputs, options));
+    UMA_TRY_ASSIGN(compiled, run_compiled(*module, inputs, options));
   } else {
-    UMA_TRY_ASSIGN(outputs, interpret(*module, inputs));
+    UMA_TRY_ASSIGN(compiled.outputs, interpret(*module, inputs));
   }
+  const std::vector<TensorPtr>& outputs = compiled.outputs;
   for (std::size_t i = 0; i < outputs.size(); ++i) {
     const Tensor& out = *outputs[i];
     std::cout << fmt::format("output {}: {} = {}\n", i, to_string(Type(out.type())),
@@ -214,7 +327,10 @@ Expected<int> run(const RunOptions& options) {
   }
   if (!options.output_dir.empty()) UMA_TRY(write_outputs(outputs, options.output_dir));
   bool matched = true;
-  if (options.check) matched = check_against_reference(outputs, reference, options);
+  if (options.check) {
+    matched = !check_against_reference(context, compiled, reference, options, true);
+    if (!matched && options.bisect) UMA_TRY(bisect(context, compiled, inputs, reference, options));
+  }
   if (!options.expect.empty()) {
     UMA_TRY_ASSIGN(bool expected, check_expected(outputs, options));
     matched &= expected;
@@ -251,9 +367,16 @@ void add_run_command(CLI::App& app, int& exit_code) {
                 "With --compiled: run the reference interpreter too and compare; exit 1 when an "
                 "element differs by more than --check-rtol times its value plus --check-atol "
                 "times its output's max |value| (the real models' rule)");
-  cmd->add_option("--check-rtol", options->check_rtol, "Relative tolerance of --check");
+  cmd->add_option("--check-rtol", options->check_rtol,
+                  "Relative tolerance of --check (default: the loosest the backends that ran "
+                  "declare for the output's dtype, else 1e-4; 1e-2 in f16 and bf16)");
   cmd->add_option("--check-atol", options->check_atol,
-                  "Absolute tolerance of --check, times each output's max |value|");
+                  "Absolute tolerance of --check, times each output's max |value| (default: "
+                  "as --check-rtol's, else 1e-5; 1e-2 in f16 and bf16)");
+  cmd->add_flag("--bisect", options->bisect,
+                "With --check, when the outputs differ: build again with the offloaded "
+                "functions on the host, then each alone on its backend, and name those at "
+                "fault with their nodes");
   cmd->add_option("--print-after", options->compile.print_after,
                   "Compiled: print the IR after this graph or loop-IR pass of the build ('all': "
                   "after every pass), on every function it runs on")
@@ -270,9 +393,11 @@ void add_run_command(CLI::App& app, int& exit_code) {
   add_plugin_option(*cmd, options->plugins);
   add_examples(*cmd, {"uma run model.onnx --input input.npy --output-dir out/",
                       "uma run model.onnx --target \"vanilla --dimension=8\" --check "
-                      "--report=table"});
+                      "--report=table",
+                      "uma run model.onnx --plugin libmy_npu.so --target my_npu --check --bisect"});
   cmd->callback([options, &exit_code] {
     const CompileOptions& compile = options->compile;
+    if (options->bisect) options->check = true;
     if (options->check || !compile.targets.empty() || !compile.print_after.empty() ||
         compile.timing || !compile.emit_c.empty())
       options->compiled = true;

@@ -11,16 +11,21 @@
 
 #include <cerrno>
 #include <cstring>
+#include <filesystem>
 #include <fstream>
 #include <functional>
 #include <iostream>
+#include <optional>
 #include <random>
 
 #include <nlohmann/json.hpp>
 
 #include "commands.h"
 #include "context_setup.h"
+#include "model_io.h"
+#include "progress.h"
 #include "target_option.h"
+#include "uma/frontend/onnx/importer.h"
 #include "uma/graph/builder.h"
 #include "uma/partition/report.h"
 #include "uma/pattern/pattern.h"
@@ -39,8 +44,9 @@ struct TestBackendOptions {
   std::vector<std::string> plugins;
   std::string json;
   std::string cache_dir;
-  double rtol = kCheckRtol;
-  double atol = kCheckAtol;
+  std::string node_tests;  // ONNX's node tests (tests/onnx/generate_node_tests.py), when given
+  // Override the tolerance the backend declares, when given.
+  std::optional<double> rtol, atol;
   std::size_t max_variants = 24;
 };
 
@@ -249,6 +255,32 @@ std::string placement(const PartitionReport& report, const std::string& target) 
   return on_target == 0 ? "host" : "mixed";
 }
 
+// Builds `module` for the target and runs it on `inputs`, noting in `result` where its nodes
+// went; the outputs, or nullopt with result.failure saying what failed.
+std::optional<std::vector<TensorPtr>> build_and_run(Module& module, const Target& target,
+                                                    const std::string& target_text,
+                                                    const std::vector<TensorPtr>& inputs,
+                                                    const TestBackendOptions& options,
+                                                    Case& result) {
+  PartitionReport report;
+  build::BuildOptions build_options{.report = &report};
+  build_options.compiler.cache_dir = options.cache_dir;
+  Expected<build::HostBuild> built = build::build(module, {target_text}, build_options);
+  if (!built) {
+    result.failure = "build failed: " + built.error().message();
+    return std::nullopt;
+  }
+  result.placed = placement(report, target.name());
+  Expected<std::unique_ptr<runtime::Executor>> executor = runtime::Executor::create(built->program);
+  Expected<std::vector<TensorPtr>> outputs =
+      executor ? (*executor)->run(inputs) : Expected<std::vector<TensorPtr>>(executor.error());
+  if (!outputs) {
+    result.failure = "run failed: " + outputs.error().message();
+    return std::nullopt;
+  }
+  return std::move(*outputs);
+}
+
 // Builds the model of one recipe and variant, runs it, and judges it; nullopt when the
 // variant makes no valid model of the ops (a dtype an op refuses, say), or the pattern does
 // not match the model (an attribute predicate of the pattern).
@@ -274,26 +306,13 @@ Expected<std::optional<Case>> run_case(Context& context, const BackendPattern& p
   std::vector<TensorPtr> inputs = random_inputs(*main, 7);
   Expected<std::vector<TensorPtr>> reference = interpret(module, inputs);
   if (!reference) return std::optional<Case>();  // the interpreter lacks the dtype
-  PartitionReport report;
-  build::BuildOptions build_options{.report = &report};
-  build_options.compiler.cache_dir = options.cache_dir;
-  Expected<build::HostBuild> built = build::build(module, {target_text}, build_options);
-  if (!built) {
-    result.failure = "build failed: " + built.error().message();
-    return std::optional<Case>(result);
-  }
-  result.placed = placement(report, target.name());
-  Expected<std::unique_ptr<runtime::Executor>> executor = runtime::Executor::create(built->program);
-  Expected<std::vector<TensorPtr>> outputs =
-      executor ? (*executor)->run(inputs) : Expected<std::vector<TensorPtr>>(executor.error());
-  if (!outputs) {
-    result.failure = "run failed: " + outputs.error().message();
-    return std::optional<Case>(result);
-  }
-  // f16 rounds each result to 11 bits: the tolerance of its precision.
-  double rtol = variant.dtype == DType::f16 ? std::max(options.rtol, 1e-2) : options.rtol;
-  double atol = variant.dtype == DType::f16 ? std::max(options.atol, 1e-2) : options.atol;
-  TensorComparison comparison = compare_scaled(*(*outputs)[0], *(*reference)[0], rtol, atol);
+  std::optional<std::vector<TensorPtr>> outputs =
+      build_and_run(module, target, target_text, inputs, options, result);
+  if (!outputs) return std::optional<Case>(result);
+  Tolerance tolerance = context.backends().find(target.name())->spec().tolerance(variant.dtype);
+  TensorComparison comparison =
+      compare_scaled(*(*outputs)[0], *(*reference)[0], options.rtol.value_or(tolerance.rtol),
+                     options.atol.value_or(tolerance.atol));
   result.max_error = comparison.max_abs_error;
   // A refused match may leave a smaller one the backend takes (an alternative of the pattern):
   // only what the predicate accepts must run on the backend whole.
@@ -374,6 +393,78 @@ Expected<std::optional<Case>> run_isolated(
   return std::optional<Case>(from_json(message["case"]));
 }
 
+// ONNX's node test in `dir` (model.onnx, test_data_set_0/input_<i>.pb) when the backend
+// claims one of its nodes: imported with the inputs after the first bound as constants (as
+// an exporter writes weights, which patterns want constant; all inputs when the model does
+// not import so), built for the backend and compared with the reference interpreter on the
+// test's inputs. nullopt when the backend claims none of its nodes, or uma cannot import or
+// interpret it (the onnx-conformance suite's business).
+Expected<std::optional<Case>> run_node_test(Context& context, const Target& target,
+                                            const std::string& target_text,
+                                            const std::filesystem::path& dir,
+                                            const TestBackendOptions& options) {
+  std::string model_path = (dir / "model.onnx").string();
+  Expected<std::unique_ptr<Module>> plain = import_onnx_file(context, model_path);
+  if (!plain) return std::optional<Case>();
+  const Function* plain_main = (*plain)->find_function("main");
+  std::vector<TensorPtr> inputs;
+  for (std::size_t i = 0; plain_main != nullptr && i < plain_main->num_params(); ++i) {
+    Expected<std::shared_ptr<Tensor>> input =
+        read_tensor_file((dir / "test_data_set_0" / fmt::format("input_{}.pb", i)).string());
+    if (!input || !(Type((*input)->type()) == plain_main->param(i)->type()))
+      return std::optional<Case>();
+    inputs.push_back(std::move(*input));
+  }
+  OnnxImportOptions frozen;
+  for (std::size_t i = 1; i < inputs.size(); ++i)
+    frozen.constant_inputs.emplace(plain_main->param(i)->name(), inputs[i]);
+  if (!import_onnx_file(context, model_path, frozen))
+    frozen.constant_inputs.clear();
+  else
+    inputs.resize(std::min<std::size_t>(inputs.size(), 1));
+  // Partitioning alone first, on a module of its own: most tests are of ops the backend does
+  // not claim, and need no C compiled. A model imported to no node (folded to constants, an
+  // identity) claims nothing either.
+  UMA_TRY_ASSIGN(std::unique_ptr<Module> probe, import_onnx_file(context, model_path, frozen));
+  UMA_TRY_ASSIGN(build::BuildTargets targets, build::parse_targets(context, {target_text}));
+  PartitionReport claims;
+  if (!build::partition_for_targets(*probe, targets, {.report = &claims}) ||
+      claims.records().empty() || placement(claims, target.name()) == "host")
+    return std::optional<Case>();
+  UMA_TRY_ASSIGN(std::unique_ptr<Module> module, import_onnx_file(context, model_path, frozen));
+  Expected<std::vector<TensorPtr>> reference = interpret(*module, inputs);
+  if (!reference) return std::optional<Case>();
+  Case result{.pattern = fmt::format("{}.onnx", target.name()),
+              .model = dir.filename().string(),
+              .variant = "node test",
+              .expected = "claimed"};
+  std::optional<std::vector<TensorPtr>> outputs =
+      build_and_run(*module, target, target_text, inputs, options, result);
+  if (!outputs) return std::optional<Case>(result);
+  for (std::size_t i = 0; i < outputs->size() && result.failure.empty(); ++i) {
+    const Tensor& output = *(*outputs)[i];
+    const Tensor& expected = *(*reference)[i];
+    Tolerance tolerance =
+        context.backends().find(target.name())->spec().tolerance(expected.type().dtype);
+    TensorComparison comparison =
+        compare_scaled(output, expected, options.rtol.value_or(tolerance.rtol),
+                       options.atol.value_or(tolerance.atol));
+    result.max_error = std::max(result.max_error, comparison.max_abs_error);
+    if (!comparison.same_type)
+      result.failure =
+          fmt::format("output {} is {}, the interpreter's {}", i, to_string(Type(output.type())),
+                      to_string(Type(expected.type())));
+    else if (!comparison.ok())
+      result.failure = fmt::format(
+          "output {}: {} of {} element(s) differ from the interpreter's; first at index {}: "
+          "{:.9g}, expected {:.9g}",
+          i, comparison.mismatches, expected.num_elements(), comparison.first_mismatch,
+          output.get(comparison.first_mismatch), expected.get(comparison.first_mismatch));
+  }
+  result.ok = result.failure.empty();
+  return std::optional<Case>(result);
+}
+
 void print_case(const Case& c) {
   // A failure says what went wrong; a refused model, the predicate's reason.
   std::string note = !c.ok ? ": " + c.failure : c.detail.empty() ? "" : " (" + c.detail + ")";
@@ -394,6 +485,9 @@ Expected<int> test_backend(const TestBackendOptions& options) {
   if (targets.empty()) return make_error("no backend to test: give --target, or --plugin");
 
   std::vector<Case> cases;
+  // Cleared before each line of the scorecard: both may go to the terminal.
+  Progress progress("test-backend: model");
+  std::size_t attempted = 0;
   for (const std::string& text : targets) {
     UMA_TRY_ASSIGN(build::BuildTargets parsed, build::parse_targets(context, {text}));
     if (parsed.backends.empty())
@@ -408,6 +502,8 @@ Expected<int> test_backend(const TestBackendOptions& options) {
         Case identity{.pattern = fmt::format("{}.{}", target.name(), pattern.name),
                       .model = describe(recipe),
                       .variant = variant.name};
+        progress.update(++attempted, 0,
+                        fmt::format("{} {} {}", identity.pattern, variant.name, identity.model));
         UMA_TRY_ASSIGN(
             std::optional<Case> result,
             run_isolated(
@@ -415,6 +511,7 @@ Expected<int> test_backend(const TestBackendOptions& options) {
                 identity));
         if (!result) return false;
         // Each line as soon as its model ran: a kit run takes a compile per model.
+        progress.clear();
         if (cases.size() == before) std::cout << fmt::format("pattern {}\n", result->pattern);
         print_case(*result);
         bool claimed = result->expected == "claimed";
@@ -441,26 +538,69 @@ Expected<int> test_backend(const TestBackendOptions& options) {
         cases.push_back(Case{.pattern = fmt::format("{}.{}", target.name(), pattern.name),
                              .model = pattern.pattern->to_string(),
                              .failure = "the kit made no model this pattern matches"});
+        progress.clear();
         std::cout << fmt::format("pattern {}\n", cases.back().pattern);
         print_case(cases.back());
       }
     }
   }
 
-  std::size_t failed = 0, claimed = 0;
+  if (!options.node_tests.empty()) {
+    std::vector<std::filesystem::path> dirs;
+    std::error_code ec;
+    for (const auto& entry : std::filesystem::directory_iterator(options.node_tests, ec))
+      if (std::filesystem::exists(entry.path() / "model.onnx")) dirs.push_back(entry.path());
+    if (ec) return make_error("--node-tests {}: {}", options.node_tests, ec.message());
+    std::sort(dirs.begin(), dirs.end());
+    for (const std::string& text : targets) {
+      UMA_TRY_ASSIGN(build::BuildTargets parsed, build::parse_targets(context, {text}));
+      const Target& target = parsed.backends[0];
+      std::size_t before = cases.size();
+      for (std::size_t d = 0; d < dirs.size(); ++d) {
+        Case identity{.pattern = fmt::format("{}.onnx", target.name()),
+                      .model = dirs[d].filename().string(),
+                      .variant = "node test",
+                      .expected = "claimed"};
+        progress.update(d + 1, dirs.size(), fmt::format("node test {}", identity.model));
+        UMA_TRY_ASSIGN(
+            std::optional<Case> result,
+            run_isolated([&] { return run_node_test(context, target, text, dirs[d], options); },
+                         identity));
+        if (!result) continue;
+        progress.clear();
+        if (cases.size() == before)
+          std::cout << fmt::format("ONNX node tests {} claims\n", target.name());
+        print_case(*result);
+        cases.push_back(std::move(*result));
+      }
+      progress.clear();
+      std::size_t node_failed = 0;
+      for (std::size_t c = before; c < cases.size(); ++c) node_failed += !cases[c].ok;
+      std::cout << fmt::format("node tests: {} of {} claimed by {}; {} passed, {} failed\n",
+                               cases.size() - before, dirs.size(), target.name(),
+                               cases.size() - before - node_failed, node_failed);
+    }
+  }
+
+  progress.clear();
+  std::size_t failed = 0, claimed = 0, node_tests = 0;
   nlohmann::json rows = nlohmann::json::array();
   for (const Case& c : cases) {
     failed += !c.ok;
     claimed += c.expected == "claimed";
+    node_tests += c.variant == "node test";
     rows.push_back(to_json(c));
   }
+  std::string of_which =
+      options.node_tests.empty() ? "" : fmt::format(" ({} ONNX node tests)", node_tests);
   std::cout << fmt::format(
-      "scorecard: {} model(s), {} claimed and {} rejected by the predicates; {} passed, {} "
+      "scorecard: {} model(s){}, {} claimed and {} rejected by the predicates; {} passed, {} "
       "failed\n",
-      cases.size(), claimed, cases.size() - claimed, cases.size() - failed, failed);
+      cases.size(), of_which, claimed, cases.size() - claimed, cases.size() - failed, failed);
   if (!options.json.empty()) {
     nlohmann::json card = {{"targets", targets},
                            {"cases", rows},
+                           {"node_tests", node_tests},
                            {"passed", cases.size() - failed},
                            {"failed", failed}};
     std::ofstream out(options.json);
@@ -485,11 +625,14 @@ void add_test_backend_command(CLI::App& app, int& exit_code) {
   cmd->add_option("--json", options->json, "Write the scorecard to this file as JSON");
   cmd->add_option("--cache-dir", options->cache_dir,
                   "Folder of compiled objects (default: $XDG_CACHE_HOME/uma)");
-  cmd->add_option("--rtol", options->rtol, "Relative tolerance (as uma run --check's)")
-      ->capture_default_str();
+  cmd->add_option("--rtol", options->rtol,
+                  "Relative tolerance (as uma run --check's); default: the backend's for the "
+                  "dtype (Backend::set_tolerance)");
   cmd->add_option("--atol", options->atol,
-                  "Absolute tolerance, times each output's max |value| (as uma run --check's)")
-      ->capture_default_str();
+                  "Absolute tolerance, times each output's max |value|; default: the backend's");
+  cmd->add_option("--node-tests", options->node_tests,
+                  "Also run ONNX's node tests in this folder (one folder per test, as "
+                  "tests/onnx/generate_node_tests.py writes them) whose nodes the backend claims");
   cmd->add_option("--max-models", options->max_variants, "Models per pattern, at most")
       ->capture_default_str();
   add_examples(*cmd, {"uma test-backend --target \"vanilla --dimension=4\" --json card.json",

@@ -95,6 +95,10 @@ struct PartitionOptions {
   bool bind_constants = true;
   // Regions with fewer nodes (composite calls count their inner nodes) go back to the host.
   std::int64_t min_region_size = 0;
+  // Regions whose function would get one of these names are outlined into it for the host
+  // (Primitive, without a Compiler), so that every region keeps its name (`uma run --check
+  // --bisect`).
+  std::vector<std::string> host_regions;
   // Where the passes record their decisions, when not null.
   PartitionReport* report = nullptr;
 };
@@ -112,7 +116,7 @@ PassManager create_partition_pipeline(const PartitionOptions& options,
 Expected<bool> partition(Module& module, const PartitionOptions& options);
 
 // Registers the four passes, with their options (targets=a,b bind-constants=false
-// min-region-size=N), in a pass registry.
+// min-region-size=N host-regions=f,g), in a pass registry.
 void register_partition_passes(PassRegistry& registry);
 
 }  // namespace uma

@@ -17,14 +17,15 @@ class Module;
 class Node;
 
 // Why a target did not get a node.
-#define UMA_FOR_EACH_REJECTION(X)                                                      \
-  X(NoPatternMatched, "no pattern matched")   /* detail: the nearest miss */           \
-  X(PredicateRejected, "predicate rejected")  /* detail: the predicate's reason */     \
-  X(WouldCreateCycle, "would create a cycle") /* detail: the node outside the match */ \
-  X(ValueEscapes, "value needed outside")     /* detail: the outside user */           \
-  X(OpNotSupported, "op not supported")       /* detail: supports_op's reason */       \
-  X(ClaimedByHigherPriority, "claimed by a higher-priority target") /* detail: it */   \
-  X(RegionTooSmall, "region too small")                             /* detail: sizes */
+#define UMA_FOR_EACH_REJECTION(X)                                                       \
+  X(NoPatternMatched, "no pattern matched")   /* detail: the nearest miss */            \
+  X(PredicateRejected, "predicate rejected")  /* detail: the predicate's reason */      \
+  X(WouldCreateCycle, "would create a cycle") /* detail: the node outside the match */  \
+  X(ValueEscapes, "value needed outside")     /* detail: the outside user */            \
+  X(OpNotSupported, "op not supported")       /* detail: supports_op's reason */        \
+  X(ClaimedByHigherPriority, "claimed by a higher-priority target") /* detail: it */    \
+  X(RegionTooSmall, "region too small")                             /* detail: sizes */ \
+  X(KeptOnHost, "kept on the host") /* detail: the region's function */
 
 enum class RejectionKind : std::uint8_t {
 #define UMA_REJECTION_ENUM(e, text) e,

@@ -23,6 +23,7 @@
 #include <atomic>
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <mutex>
 #include <string>
 #include <vector>
@@ -78,6 +79,9 @@ struct CCompilerOptions {
   // Compiles and links anew, replacing what the cache holds (after a cached library failed
   // to load).
   bool refresh = false;
+  // Called after each source file of a compile is compiled or found in the cache, with the
+  // count done and the total (one call at a time): a tool's progress line.
+  std::function<void(std::size_t done, std::size_t total)> on_compiled;
 };
 
 // Writes each source to `dir` (made when missing) as <name>.c, the name made a file name as

@@ -33,4 +33,16 @@ inline constexpr double kCheckAtol = 1e-5;  // times max|expected|
 TensorComparison compare_scaled(const Tensor& actual, const Tensor& expected,
                                 double rtol = kCheckRtol, double atol = kCheckAtol);
 
+// A tolerance by compare_scaled's rule; what a backend declares for its results of a dtype
+// (Backend::set_tolerance).
+struct Tolerance {
+  double rtol = kCheckRtol;
+  double atol = kCheckAtol;  // times max|expected|
+};
+// Without a declaration: kCheckRtol and kCheckAtol, but 1e-2 for both in f16 and bf16, which
+// round each result to 11 and 8 bits.
+Tolerance default_tolerance(DType dtype);
+// The looser of the two in each term.
+Tolerance loosest(const Tolerance& a, const Tolerance& b);
+
 }  // namespace uma

@@ -62,6 +62,7 @@
 #include "uma/partition/partition.h"
 #include "uma/pattern/pattern.h"
 #include "uma/runtime/c_compiler.h"
+#include "uma/runtime/compare.h"
 #include "uma/tir/ir.h"
 #include "uma/tir/schedule.h"
 #include "uma/uma/target.h"
@@ -177,6 +178,9 @@ struct BackendSpec {
   // Constants of at most this many elements are written into the code of the target's
   // functions as immediates; larger ones are buffers (lower::LowerOptions).
   std::int64_t max_immediate_elements = kMaxImmediateElements;
+  // The tolerances its results are checked by, per dtype (default_tolerance for the rest).
+  std::map<DType, Tolerance> tolerances;
+  Tolerance tolerance(DType dtype) const;
 };
 
 class Backend {
@@ -227,6 +231,9 @@ class Backend {
   void set_declare_externs(bool declare);
   // Extern calls return a status, 0 for success; the generated function returns a failure.
   void set_extern_status(bool returns_status);
+  // 7. Checking: its results in `dtype` match the reference interpreter's within `tolerance`
+  // (uma run --check, uma test-backend); default_tolerance(dtype) when not declared.
+  void set_tolerance(DType dtype, Tolerance tolerance);
 
  private:
   BackendSpec spec_;

@@ -49,6 +49,7 @@ struct BuildOptions {
   bool merge_regions = true;
   bool bind_constants = true;
   std::int64_t min_region_size = 0;
+  std::vector<std::string> host_regions;
   // Where partitioning records its decisions, when not null (begun anew for the targets).
   PartitionReport* report = nullptr;
   // Verification, --print-after and timing of graph and loop-IR passes, backends' too.

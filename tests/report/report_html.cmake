@@ -1,0 +1,24 @@
+# ResNet-50 built for vanilla by `uma compile`, and its report.html loaded in headless Chromium
+# (check_report_html.py): a large model's page loads without console errors, draws its graph
+# with clickable nodes, and stays small and quick. Chromium is a test dependency
+# (scripts/setup.sh installs it): without it the test fails, it is not skipped.
+include(${SCRIPTS}/export.cmake)
+find_program(chromium NAMES chromium chromium-browser)
+if(NOT chromium)
+  message(FATAL_ERROR "chromium is not installed (scripts/setup.sh installs it): report.html "
+                      "cannot be checked")
+endif()
+set(report ${WORK}/resnet50_op17)
+file(REMOVE_RECURSE ${report})
+execute_process(COMMAND ${UMA} compile ${OUT}/resnet50_op17/model.onnx --target vanilla
+                        -o ${report} --cache-dir ${CACHE}
+                OUTPUT_QUIET RESULT_VARIABLE compiled)
+if(NOT compiled EQUAL 0)
+  message(FATAL_ERROR "uma compile of resnet50_op17 failed")
+endif()
+execute_process(COMMAND ${PYTHON} ${CHECK} ${chromium} ${report} --max-bytes 2000000
+                        --max-ms 5000
+                RESULT_VARIABLE checked)
+if(NOT checked EQUAL 0)
+  message(FATAL_ERROR "report.html of resnet50_op17 fails in chromium")
+endif()
