@@ -336,14 +336,21 @@ Expected<Values> convert_space_to_depth(NodeContext& ctx) {
                         {s[0], s[1] * b * b, s[2] / b, s[3] / b}));
 }
 
-// A bool constant of `shape` (2-D) true where `keep(row, column)`.
-Value* mask(NodeContext& ctx, const Shape& shape,
-            const std::function<bool(std::int64_t, std::int64_t)>& keep) {
-  auto tensor = std::make_shared<Tensor>(TensorType{DType::boolean, shape});
-  for (std::int64_t r = 0; r < shape[0]; ++r)
-    for (std::int64_t c = 0; c < shape[1]; ++c)
-      if (keep(r, c)) tensor->set(r * shape[1] + c, 1);
-  return ctx.constant(std::move(tensor));
+// A bool value of `shape` (2-D), true where column - row compares (`compare`: "equal",
+// "greater_equal" or "less_equal") to k. Computed by the graph from two aranges, not stored
+// as a constant: a matrix of a huge shape costs nothing until it runs (and then the memory
+// budget refuses it by name).
+Expected<Value*> diagonal_mask(NodeContext& ctx, const Shape& shape, std::int64_t k,
+                               const char* compare) {
+  auto range = [&](std::int64_t n) {
+    return ctx.emit_value(
+        "arange", {}, attrs_of({{"stop", static_cast<double>(n)}, {"dtype", std::string("i64")}}));
+  };
+  UMA_TRY_ASSIGN(Value * rows, range(shape[0]));
+  UMA_TRY_ASSIGN(rows, reshaped(ctx, rows, {shape[0], 1}));
+  UMA_TRY_ASSIGN(Value * columns, range(shape[1]));
+  UMA_TRY_ASSIGN(Value * offset, ctx.emit_value("subtract", {columns, rows}));
+  return ctx.emit_value(compare, {offset, scalar(ctx, DType::i64, static_cast<double>(k))});
 }
 
 Expected<DType> dtype_attr(const NodeContext& ctx, DType fallback) {
@@ -362,7 +369,7 @@ Expected<Values> convert_eye_like(NodeContext& ctx) {
     return make_error("input 0 has shape {}, but must be 2-D", to_string(shape));
   UMA_TRY_ASSIGN(std::int64_t k, ctx.attr_int("k", 0));
   UMA_TRY_ASSIGN(DType dtype, dtype_attr(ctx, input->tensor_type().dtype));
-  Value* ones = mask(ctx, shape, [k](std::int64_t r, std::int64_t c) { return c - r == k; });
+  UMA_TRY_ASSIGN(Value * ones, diagonal_mask(ctx, shape, k, "equal"));
   return single(
       ctx.emit_value("cast", {ones}, attrs_of({{"dtype", std::string(dtype_name(dtype))}})));
 }
@@ -385,9 +392,8 @@ Expected<Values> convert_trilu(NodeContext& ctx) {
   }
   UMA_TRY_ASSIGN(std::int64_t upper, ctx.attr_int("upper", 1));
   Shape matrix(shape.end() - 2, shape.end());
-  Value* keep = mask(ctx, matrix, [k, upper](std::int64_t r, std::int64_t c) {
-    return upper != 0 ? c - r >= k : c - r <= k;
-  });
+  UMA_TRY_ASSIGN(Value * keep,
+                 diagonal_mask(ctx, matrix, k, upper != 0 ? "greater_equal" : "less_equal"));
   Value* zero = scalar(ctx, input->tensor_type().dtype, 0);
   return single(ctx.emit_value("where", {keep, input, zero}));
 }
