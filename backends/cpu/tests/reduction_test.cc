@@ -7,14 +7,10 @@
 
 #include <random>
 
-#include "tests/unit/build_check.h"
-#include "tests/unit/c_test_util.h"
+#include "host_check.h"
 #include "tests/unit/tensor_util.h"
 #include "uma/graph/attribute.h"
 #include "uma/graph/builder.h"
-#include "uma/graph/parser.h"
-#include "uma/graph/printer.h"
-#include "uma/uma/build.h"
 #include "uma/uma/context.h"
 
 namespace uma {
@@ -62,15 +58,8 @@ TEST(ReductionSchedule, RandomShapesMatchTheInterpreter) {
     for (int threads : {1, 2}) {
       SCOPED_TRACE(fmt::format("{}{} of {}x{}x{}, {} thread(s)", op, variant, rows, channels, width,
                                threads));
-      build::BuildOptions options;
-      options.compiler.cache_dir = testing_c::run_cache_dir();
-      options.passes.verify_each = true;
-      auto fresh = parse_module(context, to_string(module));
-      ASSERT_TRUE(fresh.ok()) << fresh.error().message();
-      build::HostBuild built = testing_build::build_and_check(
-          *(*fresh)->find_function("main"), 3,
-          [&] { return build::build(**fresh, {fmt::format("c --threads={}", threads)}, options); },
-          1e-5, 1e-6);
+      build::HostBuild built =
+          testing_host::build_copy_and_check(context, module, threads, 1e-5, 1e-6);
       // The schedule ran where it applies: the partial sums are a buffer of their own.
       bool partials = false;
       for (const runtime::CSourceFile& file : built.sources)
