@@ -169,10 +169,10 @@ TEST(TirPassRegistry, ListsEveryCorePassWithASummary) {
     names.push_back(name);
     EXPECT_FALSE(summary.empty()) << name;
   }
-  EXPECT_EQ(names,
-            (std::vector<std::string>{"compact-buffers", "decompose-reductions", "flatten-buffers",
-                                      "lift-allocations", "parallelize-blocks", "remove-no-op",
-                                      "simplify", "storage-rewrite", "unroll", "vectorize"}));
+  EXPECT_EQ(names, (std::vector<std::string>{
+                       "compact-buffers", "decompose-reductions", "flatten-buffers",
+                       "hoist-padding-guards", "lift-allocations", "parallelize-blocks",
+                       "remove-no-op", "simplify", "storage-rewrite", "unroll", "vectorize"}));
 }
 
 TEST(TirPassRegistry, ErrorsNameThePassAndTheOption) {
@@ -184,7 +184,7 @@ TEST(TirPassRegistry, ErrorsNameThePassAndTheOption) {
   };
   EXPECT_EQ(message("simplify,fold"),
             "unknown pass 'fold' (known passes: compact-buffers, decompose-reductions, "
-            "flatten-buffers, lift-allocations, "
+            "flatten-buffers, hoist-padding-guards, lift-allocations, "
             "parallelize-blocks, remove-no-op, simplify, storage-rewrite, unroll, vectorize)");
   EXPECT_EQ(message("simplify{depth=2}"), "pass 'simplify' takes no options");
   EXPECT_EQ(message("vectorize{lanes=4}"), "pass 'vectorize' has no option 'lanes'");

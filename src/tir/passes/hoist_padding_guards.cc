@@ -3,11 +3,11 @@
 // the guard depends on outer loops only (a convolution's input row on the output row and
 // the kernel row), yet it is tested at every tap. When every store in a loop's body adds to
 // its own element a term that its guard zeroes,
-//   acc[i] = acc[i] + select(g && c, x, 0) * y     or     acc[i] = fma(select(g && c, x, 0), y,
-//   acc[i])
+//   acc[i] = acc[i] + select(g && c, x, 0) * y    (or fma(select(g && c, x, 0), y, acc[i]))
 // the conjuncts g that no variable of the body decides are tested once per iteration:
 //   for (rh) { if (g) { ...acc[i] = acc[i] + select(c, x, 0) * y... } }
-// A tap it skips would have added 0 (0 * y: the reference interpreter skips padded taps too).
+// A tap it skips would have added 0 times a finite y; the reference interpreter skips
+// padded taps too.
 //
 // Assumes: flattened buffers; the body's stores are the loop's only effects (no extern call).
 // Guarantees: the same results; the conjuncts hoisted are gone from the selects below the
