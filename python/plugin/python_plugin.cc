@@ -77,10 +77,22 @@ Status run_file(Context& context, const std::string& path) {
 extern "C" __attribute__((visibility("default"))) const std::uint32_t uma_plugin_api_version =
     uma::kPluginApiVersion;
 
+namespace {
+
+// The failures of the callbacks the tool's commands run, on the tool's thread (the one that
+// loads plugins): made with the first load, so that it is that thread's sink.
+uma::python::FailureSink& tool_failures() {
+  static uma::python::FailureSink sink;
+  return sink;
+}
+
+}  // namespace
+
 // Runs the Python file `path`, which registers its backends in `context`.
 extern "C" __attribute__((visibility("default"))) uma::Status uma_python_plugin_load(
     uma::Context& context, const std::string& path) {
   namespace py = pybind11;
+  tool_failures();
   if (!Py_IsInitialized()) {
     try {
       uma::python::start_interpreter(context);
@@ -89,4 +101,13 @@ extern "C" __attribute__((visibility("default"))) uma::Status uma_python_plugin_
     }
   }
   return uma::python::run_file(context, path);
+}
+
+// The first exception a predicate or an extern-call printer raised since the last call, as
+// an error (the compiler only rejected the match, or printed the default call); success when
+// none did.
+extern "C" __attribute__((visibility("default"))) uma::Status uma_python_plugin_failure() {
+  std::optional<uma::Error> first = tool_failures().take_first();
+  if (first) return *first;
+  return uma::Status::success();
 }

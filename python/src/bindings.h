@@ -99,6 +99,8 @@ class FailureSink {
   static void record(const Error& error);
   // Raises the first recorded failure, if any.
   void check() const;
+  // The first recorded failure, if any, forgetting them all.
+  std::optional<Error> take_first();
 
  private:
   FailureSink* previous_;

@@ -74,6 +74,13 @@ void FailureSink::check() const {
   if (!failures_.empty()) raise(failures_.front());
 }
 
+std::optional<Error> FailureSink::take_first() {
+  std::optional<Error> first;
+  if (!failures_.empty()) first = failures_.front();
+  failures_.clear();
+  return first;
+}
+
 PYBIND11_MODULE(_uma, m) {
   m.doc() =
       "uma, a deep-learning compiler: load, partition, build and run models, and write "

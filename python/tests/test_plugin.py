@@ -91,6 +91,24 @@ uma.register_backend(backend)
     assert run.stderr.endswith("RuntimeError: no kernel today\n")
 
 
+def test_an_exception_in_a_predicate_fails_the_tools_command(tmp_path):
+    path = plugin(tmp_path, """import uma
+def check(match, target):
+    raise RuntimeError("cannot decide")
+backend = uma.Backend("undecided")
+backend.add_pattern("relu", uma.is_op("nn.relu", [uma.wildcard()]), check)
+uma.register_backend(backend)
+""")
+    expected_start = ("error: backend 'undecided': the predicate of pattern 'relu' raised an "
+                      "exception:\nTraceback (most recent call last):\n")
+    for command in (["partition", DIGITS_MODEL, "--targets=undecided"],
+                    ["run", DIGITS_MODEL, "--target", "undecided", "--cache-dir", str(tmp_path)]):
+        run = uma_tool(*command, "--plugin", path)
+        assert run.returncode == 1, run.stderr
+        assert run.stderr.startswith(expected_start), run.stderr
+        assert run.stderr.endswith("RuntimeError: cannot decide\n")
+
+
 def test_uma_test_backend_runs_the_kit_on_a_python_backend(tmp_path):
     run = uma_tool("test-backend", "--plugin", os.path.join(EXAMPLES, "ultra_trail.py"),
                    "--max-models", "4", "--cache-dir", str(tmp_path))

@@ -7,6 +7,7 @@
 #include <sstream>
 
 #include "progress.h"
+#include "python_plugin.h"
 #include "target_option.h"
 #include "uma/partition/report.h"
 #include "uma/support/printable.h"
@@ -125,7 +126,9 @@ Expected<build::HostBuild> build_model(Module& module, const CompileOptions& opt
                                     .passes = passes,
                                     .emit_c = options.emit_c,
                                     .compiler = compiler};
-  return build::build(module, targets, build_options);
+  Expected<build::HostBuild> built = build::build(module, targets, build_options);
+  UMA_TRY(python_callback_failure());
+  return built;
 }
 
 Expected<build::HostBuild> compile_model(Module& module, const CompileOptions& options,

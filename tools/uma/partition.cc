@@ -9,6 +9,7 @@
 #include "commands.h"
 #include "context_setup.h"
 #include "model_io.h"
+#include "python_plugin.h"
 #include "report_output.h"
 #include "target_option.h"
 #include "uma/graph/printer.h"
@@ -64,7 +65,7 @@ Status partition_module(Module& module, const PartitionCommandOptions& options,
                                        .report = &report};
     UMA_TRY_ASSIGN(bool changed, partition(module, partition_options));
     (void)changed;
-    return Status::success();
+    return python_callback_failure();
   }
   if (backends != names.size())
     return make_error("the targets mix backends' targets and partition targets: use one kind");
@@ -74,7 +75,8 @@ Status partition_module(Module& module, const PartitionCommandOptions& options,
                                     .bind_constants = options.bind_constants,
                                     .min_region_size = options.min_region_size,
                                     .report = &report};
-  return build::partition_for_targets(module, targets, build_options);
+  UMA_TRY(build::partition_for_targets(module, targets, build_options));
+  return python_callback_failure();
 }
 
 // Runs @main on the seed's random inputs.

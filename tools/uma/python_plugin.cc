@@ -23,6 +23,9 @@ std::string python_plugin_library() {
 }
 #endif
 
+// The Python support library, once a Python plugin loaded it.
+void* python_support = nullptr;
+
 }  // namespace
 
 bool is_python_plugin(const std::string& path) {
@@ -50,8 +53,16 @@ Status load_python_plugin(Context& context, const std::string& path) {
   auto load = reinterpret_cast<Load>(dlsym(handle, "uma_python_plugin_load"));
   if (load == nullptr) return fail(fmt::format("{} has no uma_python_plugin_load", library));
   if (Status loaded = load(context, path); !loaded) return fail(loaded.error().message());
+  python_support = handle;
   return Status::success();
 #endif
+}
+
+Status python_callback_failure() {
+  if (python_support == nullptr) return Status::success();
+  using Failure = Status (*)();
+  auto failure = reinterpret_cast<Failure>(dlsym(python_support, "uma_python_plugin_failure"));
+  return failure != nullptr ? failure() : Status::success();
 }
 
 }  // namespace uma::tool

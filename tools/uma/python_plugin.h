@@ -17,4 +17,10 @@ bool is_python_plugin(const std::string& path);
 // the traceback) or registered nothing.
 Status load_python_plugin(Context& context, const std::string& path);
 
+// The first exception a Python plugin's predicate or extern-call printer raised since the last
+// call, as an error naming the backend and the callback, with the traceback: the compiler only
+// rejects the match (or prints the default call), so each command that partitions or builds
+// asks here and fails. Success when none raised, or no Python plugin is loaded.
+Status python_callback_failure();
+
 }  // namespace uma::tool

@@ -24,6 +24,7 @@
 #include "context_setup.h"
 #include "model_io.h"
 #include "progress.h"
+#include "python_plugin.h"
 #include "target_option.h"
 #include "uma/frontend/onnx/importer.h"
 #include "uma/graph/builder.h"
@@ -266,6 +267,7 @@ std::optional<std::vector<TensorPtr>> build_and_run(Module& module, const Target
   build::BuildOptions build_options{.report = &report};
   build_options.compiler.cache_dir = options.cache_dir;
   Expected<build::HostBuild> built = build::build(module, {target_text}, build_options);
+  if (Status raised = python_callback_failure(); !raised) built = raised.error();
   if (!built) {
     result.failure = "build failed: " + built.error().message();
     return std::nullopt;
