@@ -66,8 +66,10 @@ std::optional<Expr> accumulated_guard(const StoreNode& store) {
     if (is_self(add->b)) return guard_of(add->a);
   }
   if (const auto* call = store.value.as<CallNode>();
-      call != nullptr && call->name == "fma" && call->args.size() == 3 && is_self(call->args[2]))
-    return guard_of(MulNode::make(call->args[0], call->args[1]));
+      call != nullptr && call->name == "fma" && call->args.size() == 3 && is_self(call->args[2])) {
+    if (std::optional<Expr> g = guard_of(call->args[0])) return g;
+    return guard_of(call->args[1]);
+  }
   return std::nullopt;
 }
 
