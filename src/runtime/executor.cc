@@ -38,7 +38,6 @@ Executor::Executor(std::shared_ptr<const HostProgram> program) : program_(std::m
   UMA_CHECK(program_ != nullptr, "no program");
   arena_ = std::make_shared<Tensor>(TensorType{DType::u8, {program_->arena_size}});
   state_ = std::make_shared<Tensor>(TensorType{DType::u8, {program_->state_size}});
-  auto* weights = const_cast<std::byte*>(program_->weights.data());
   std::byte* arena = arena_->bytes().data();
   std::byte* state = state_->bytes().data();
   args_.resize(program_->calls.size());
@@ -50,7 +49,8 @@ Executor::Executor(std::shared_ptr<const HostProgram> program) : program_(std::m
       const ArgLocation& location = call.args[a];
       switch (location.kind) {
         case ArgLocation::Kind::kWeight:
-          args_[c][a] = weights + location.index;
+          args_[c][a] = const_cast<std::byte*>(
+              program_->weights.address(static_cast<std::size_t>(location.index)));
           break;
         case ArgLocation::Kind::kArena:
           args_[c][a] = arena + location.index;
@@ -120,7 +120,8 @@ Status Executor::run(std::span<const void* const> inputs, std::span<void* const>
       case ArgLocation::Kind::kOutput:
         return outputs[static_cast<std::size_t>(location.index)];
       case ArgLocation::Kind::kWeight:
-        return const_cast<std::byte*>(program.weights.data()) + location.index;
+        return const_cast<std::byte*>(
+            program.weights.address(static_cast<std::size_t>(location.index)));
       case ArgLocation::Kind::kArena:
         return arena_->bytes().data() + location.index;
       case ArgLocation::Kind::kState:

@@ -1,5 +1,5 @@
 // plan_host: the host function as a list of calls whose arguments point into the inputs,
-// the outputs, the weights blob and the arena (see uma/uma/build_stages.h).
+// the outputs, the weights and the arena (see uma/uma/build_stages.h).
 #include <algorithm>
 #include <optional>
 #include <unordered_map>
@@ -106,7 +106,7 @@ class HostPlanner {
     for (std::size_t i = 0; i < in_arena.size(); ++i)
       arena_offset_[in_arena[i]] = planned.memory.offsets[i];
     program->arena_size = planned.memory.arena_size;
-    UMA_TRY_ASSIGN(program->weights, runtime::WeightsBlob::pack(weights_));
+    UMA_TRY_ASSIGN(program->weights, runtime::Weights::hold(weights_));
     // Each call's state at a 64-byte boundary of the executor's state block.
     for (std::int64_t bytes : state_bytes_) {
       state_offset_.push_back(program->state_size);
@@ -117,12 +117,11 @@ class HostPlanner {
       runtime::HostCall call;
       call.name = pending.name;
       call.checks = pending.checks;
-      for (const Loc& loc : pending.args) call.args.push_back(resolve(loc, *program));
+      for (const Loc& loc : pending.args) call.args.push_back(resolve(loc));
       program->calls.push_back(std::move(call));
       planned.callee.push_back(pending.lowered);
     }
-    for (const auto& [output, loc] : copies)
-      program->copies.push_back({output, resolve(loc, *program)});
+    for (const auto& [output, loc] : copies) program->copies.push_back({output, resolve(loc)});
     planned.program = std::move(program);
     return planned;
   }
@@ -277,12 +276,12 @@ class HostPlanner {
     return Status::success();
   }
 
-  ArgLocation resolve(const Loc& loc, const runtime::HostProgram& program) const {
+  ArgLocation resolve(const Loc& loc) const {
     switch (loc.kind) {
       case Loc::Kind::kInput:
         return {ArgLocation::Kind::kInput, static_cast<std::int64_t>(loc.index)};
       case Loc::Kind::kWeight:
-        return {ArgLocation::Kind::kWeight, program.weights.offset(loc.index)};
+        return {ArgLocation::Kind::kWeight, static_cast<std::int64_t>(loc.index)};
       case Loc::Kind::kBuffer:
         if (const auto& output = buffers_[loc.index].output)
           return {ArgLocation::Kind::kOutput, static_cast<std::int64_t>(*output)};

@@ -1,5 +1,5 @@
 // The executor on a hand-made program: calls of a generated function whose arguments live in
-// the inputs, the outputs, the weights blob and the arena, and outputs copied after the calls.
+// the inputs, the outputs, the weights and the arena, and outputs copied after the calls.
 #include "uma/runtime/executor.h"
 
 #include <gtest/gtest.h>
@@ -39,10 +39,8 @@ class ExecutorTest : public ::testing::Test {
     PackedFunction f = *function;
     auto library = std::make_shared<const Library>(std::move(built->library));
 
-    auto weights = WeightsBlob::pack({test::f32({4}, {1, 2, 3, 4}), test::f32({2}, {7, 8})});
+    auto weights = Weights::hold({test::f32({4}, {1, 2, 3, 4}), test::f32({2}, {7, 8})});
     ASSERT_TRUE(weights.ok()) << weights.error().message();
-    EXPECT_EQ(weights->offset(0), 0);
-    EXPECT_EQ(weights->offset(1), 64);
 
     // t = x * w + 1 (arena), y = t * t + 1 (output 0); output 1 is the second weight and
     // output 2 a copy of output 0.
@@ -54,7 +52,7 @@ class ExecutorTest : public ::testing::Test {
         {"first", f, {{Kind::kInput, 0}, {Kind::kWeight, 0}, {Kind::kArena, 64}}},
         {"second", f, {{Kind::kArena, 64}, {Kind::kArena, 64}, {Kind::kOutput, 0}}},
     };
-    program->copies = {{1, {Kind::kWeight, 64}}, {2, {Kind::kOutput, 0}}};
+    program->copies = {{1, {Kind::kWeight, 1}}, {2, {Kind::kOutput, 0}}};
     program->weights = std::move(*weights);
     program->arena_size = 128;
     program->library = library;
@@ -124,22 +122,21 @@ TEST_F(ExecutorTest, WrongArgumentsAreErrors) {
             "the program takes 1 input(s) and 3 output(s), given 0 and 0");
 }
 
-TEST(WeightsBlob, PacksEachTensorOnceAligned) {
+TEST(Weights, HoldsTheTensorsThemselvesEachCountedOnce) {
   auto a = test::f32({3}, {1, 2, 3});
   auto b = test::make_tensor(DType::i64, {10}, std::vector<double>(10, 5));
-  auto blob = WeightsBlob::pack({a, b, a});
-  ASSERT_TRUE(blob.ok());
-  EXPECT_EQ(blob->offset(0), 0);
-  EXPECT_EQ(blob->offset(1), 64);
-  EXPECT_EQ(blob->offset(2), 0);
-  EXPECT_EQ(blob->size(), 64 + 128);
-  EXPECT_EQ(reinterpret_cast<std::uintptr_t>(blob->data()) % 64, 0u);
-  EXPECT_EQ(reinterpret_cast<const float*>(blob->data())[2], 3.0f);
-  EXPECT_EQ(reinterpret_cast<const std::int64_t*>(blob->data() + 64)[9], 5);
+  auto weights = Weights::hold({a, b, a});
+  ASSERT_TRUE(weights.ok());
+  EXPECT_EQ(weights->count(), 3u);
+  EXPECT_EQ(weights->address(0), a->bytes().data());
+  EXPECT_EQ(weights->address(1), b->bytes().data());
+  EXPECT_EQ(weights->address(2), a->bytes().data());
+  EXPECT_EQ(weights->size(), 12 + 80);
+  EXPECT_EQ(reinterpret_cast<std::uintptr_t>(weights->address(1)) % 64, 0u);
 
   auto elided = Tensor::without_data(TensorType{DType::f32, {2}});
   elided->name = "w";
-  auto error = WeightsBlob::pack({elided});
+  auto error = Weights::hold({elided});
   ASSERT_FALSE(error.ok());
   EXPECT_EQ(error.error().message(),
             "constant 'w' has no data (it was printed with its data elided)");

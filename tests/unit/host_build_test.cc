@@ -79,9 +79,9 @@ TEST_F(HostBuildTest, ConvolutionChainMatchesTheInterpreter) {
   EXPECT_EQ(built.memory.total, 1296 + 384);
   EXPECT_EQ(built.memory.lower_bound, 1296 + 384);
   EXPECT_EQ(built.memory.arena_size, 1344 + 384);
-  // Weights: the kernels, each at a 64-byte aligned offset; the biases (at most 8 elements)
-  // are immediates in the code.
-  EXPECT_EQ(built.program->weights.size(), 448 + 896);
+  // Weights: the kernels (4x3x3x3 and 6x4x3x3 floats); the biases (at most 8 elements) are
+  // immediates in the code.
+  EXPECT_EQ(built.program->weights.size(), 432 + 864);
   std::vector<std::string> stages;
   for (const StageTiming& t : built.timings) stages.push_back(t.stage);
   EXPECT_EQ(stages, (std::vector<std::string>{"fuse-ops", "lower", "tir", "codegen", "plan",

@@ -90,7 +90,7 @@ class LoadStateTest : public ::testing::Test {
     auto p = std::make_shared<HostProgram>();
     p->inputs = {TensorType{DType::f32, {4}}};
     p->outputs = {TensorType{DType::f32, {4}}};
-    p->weights = WeightsBlob::pack({test::make_tensor(DType::u8, {4}, std::move(w))}).value();
+    p->weights = Weights::hold({test::make_tensor(DType::u8, {4}, std::move(w))}).value();
     auto call = [&](const codegen::CFunction& f, std::int64_t state) {
       std::vector<ArgLocation> args = {
           {Kind::kInput, 0}, {Kind::kWeight, 0}, {Kind::kOutput, 0}, {Kind::kState, state}};

@@ -1,8 +1,8 @@
 // The executor: runs a compiled host function, a list of calls to generated functions
 // through their uniform entry points `int32_t f(void* const* args)`.
 //
-// Every argument of a call points into the caller's inputs or outputs, the weights blob
-// (packed once at build time), or the arena, one block that holds every intermediate at
+// Every argument of a call points into the caller's inputs or outputs, a weight (a constant
+// the build made), or the arena, one block that holds every intermediate at
 // offsets the memory planner chose. The executor allocates the arena and the argument
 // arrays when it is made; a run allocates nothing.
 //
@@ -31,7 +31,7 @@ namespace uma::runtime {
 struct ArgLocation {
   enum class Kind : std::uint8_t { kInput, kOutput, kWeight, kArena, kState, kError };
   Kind kind = Kind::kArena;
-  // The input or output number, or the byte offset into the weights blob, the arena or the
+  // The input, output or weight number, or the byte offset into the arena or the
   // executor's state block (64-byte aligned); unused for the error record (kError, the
   // executor's one record of run-time checks, uma/tir/run_checks.h).
   std::int64_t index = 0;
@@ -60,7 +60,7 @@ struct HostProgram {
   std::vector<TensorType> inputs, outputs;
   std::vector<HostCall> calls;
   std::vector<OutputCopy> copies;
-  WeightsBlob weights;
+  Weights weights;
   std::int64_t arena_size = 0;
   // Bytes of the calls' states, which each executor holds (kState locations), zeroed.
   std::int64_t state_size = 0;

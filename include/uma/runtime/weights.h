@@ -1,34 +1,32 @@
-// The weights blob: every constant a compiled host function passes to its calls, packed
-// once at build time into one block, each at a 64-byte aligned offset. Generated code gets
-// pointers into it; weights are never embedded in the generated C.
+// The weights of a compiled host program: every constant it passes to its calls. They are
+// the module's own tensors, held rather than copied (a build of ResNet-50 would otherwise
+// copy its 97 MB once more); generated code gets pointers to them and never embeds them.
 #pragma once
 
 #include <cstddef>
 #include <cstdint>
-#include <memory>
-#include <unordered_map>
 #include <vector>
 
 #include "uma/graph/tensor.h"
+#include "uma/support/error.h"
 
 namespace uma::runtime {
 
-class WeightsBlob {
+class Weights {
  public:
-  static constexpr std::int64_t kAlignment = 64;
+  // Holds the tensors in order. Errors when one has no data (it was printed with its data
+  // elided).
+  static Expected<Weights> hold(std::vector<TensorPtr> tensors);
 
-  // Packs the tensors in order; a tensor given twice (the same TensorPtr) is stored once.
-  // Errors when one has no data (it was printed with its data elided).
-  static Expected<WeightsBlob> pack(const std::vector<TensorPtr>& tensors);
-
-  // The byte offset of tensors[i] of pack().
-  std::int64_t offset(std::size_t i) const { return offsets_[i]; }
-  std::int64_t size() const { return static_cast<std::int64_t>(bytes_->bytes().size()); }
-  const std::byte* data() const { return bytes_->bytes().data(); }
+  std::size_t count() const { return tensors_.size(); }
+  // Tensor i of hold(): 64-byte aligned, as every tensor's data is.
+  const std::byte* address(std::size_t i) const { return tensors_[i]->bytes().data(); }
+  // Bytes held, a tensor given more than once (the same TensorPtr) counted once.
+  std::int64_t size() const { return size_; }
 
  private:
-  std::shared_ptr<const Tensor> bytes_;  // a u8 tensor: 64-byte aligned storage
-  std::vector<std::int64_t> offsets_;
+  std::vector<TensorPtr> tensors_;
+  std::int64_t size_ = 0;
 };
 
 }  // namespace uma::runtime

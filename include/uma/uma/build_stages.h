@@ -5,7 +5,7 @@
 //          ── lower ─────▶ one tir::PrimFunc per called function (uma/lower/lower.h)
 //          ── TIR_PHASE_0..3 ─▶ (uma/tir/phases.h)
 //          ── codegen ───▶ C source (uma/codegen/c/c_codegen.h)
-//          ── plan ──────▶ calls, arena offsets, weights blob (runtime::HostProgram)
+//          ── plan ──────▶ calls, arena offsets, weights (runtime::HostProgram)
 //          ── compile ───▶ shared library (uma/runtime/c_compiler.h), loaded
 //
 // The build driver (uma/uma/build.h) runs fuse-ops with the graph phases, then
@@ -154,7 +154,7 @@ Expected<GeneratedC> generate_sources(const std::vector<LoweredCall>& lowered,
                                       const std::vector<TargetPipeline>& targets = {});
 
 // The host function as a program: each call's arguments placed in the inputs, outputs,
-// weights blob or arena (planned from the intermediates' lifetimes), and a function's state
+// weights or arena (planned from the intermediates' lifetimes), and a function's state
 // (uma/tir/state.h) in each call's own part of the executor's state. Function pointers are
 // left null: `callee[c]` is the index in `lowered` of what call c runs. Nodes the outputs do
 // not need are left out. Errors name a host node the executor cannot run (an op outside any
