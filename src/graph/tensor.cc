@@ -15,7 +15,7 @@ namespace {
 
 // 64 bytes: a cache line and an AVX-512 vector, so kernels may use aligned loads.
 constexpr std::size_t kAlignment = 64;
-// Tensors of a huge page or more (weights, the weight blob, arenas) start on a huge page
+// Tensors of a huge page or more (weights, arenas) start on a huge page
 // and ask for transparent huge pages. Touching 100 MB of fresh memory in 4 KiB pages is
 // 25,000 page faults, most of a second on a virtual machine (ResNet-50's weights are copied
 // three times while building); in 2 MiB pages it is 50.
@@ -27,7 +27,11 @@ void Tensor::AlignedDeleter::operator()(std::byte* p) const {
   ::operator delete[](p, std::align_val_t(alignment));
 }
 
-Tensor::Tensor(TensorType type) : type_(std::move(type)) {
+Tensor::Tensor(TensorType type) : Tensor(std::move(type), ForOverwrite{}) {
+  std::memset(data_.get(), 0, size_);
+}
+
+Tensor::Tensor(TensorType type, ForOverwrite) : type_(std::move(type)) {
   UMA_CHECK(type_.checked_num_elements().ok(), "invalid tensor type {}", uma::to_string(type_));
   size_ = static_cast<std::size_t>(type_.num_bytes());
   // Never a zero-size allocation, so data() is always a valid pointer.
@@ -38,7 +42,11 @@ Tensor::Tensor(TensorType type) : type_(std::move(type)) {
 #ifdef MADV_HUGEPAGE
   if (alignment == kHugePage) ::madvise(data_.get(), allocation, MADV_HUGEPAGE);  // advice only
 #endif
-  std::memset(data_.get(), 0, allocation);
+}
+
+std::shared_ptr<Tensor> Tensor::for_overwrite(TensorType type) {
+  // Not make_shared: the constructor is private.
+  return std::shared_ptr<Tensor>(new Tensor(std::move(type), ForOverwrite{}));
 }
 
 std::shared_ptr<Tensor> Tensor::without_data(TensorType type) {

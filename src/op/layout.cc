@@ -126,7 +126,8 @@ Expected<Shape> LayoutTransform::result_shape(const Shape& shape) const {
 Expected<std::shared_ptr<Tensor>> relayout(const Tensor& tensor, const LayoutTransform& transform) {
   UMA_TRY_ASSIGN(Shape shape, transform.result_shape(tensor.shape()));
   UMA_TRY_ASSIGN(std::vector<std::int64_t> extents, transform.from().logical(tensor.shape()));
-  auto out = std::make_shared<Tensor>(TensorType{tensor.dtype(), shape});
+  // Every element of the result is written below.
+  auto out = Tensor::for_overwrite(TensorType{tensor.dtype(), shape});
   if (out->num_elements() == 0) return out;
 
   const std::vector<std::int64_t> strides = row_major_strides(tensor.shape());
@@ -148,23 +149,53 @@ Expected<std::shared_ptr<Tensor>> relayout(const Tensor& tensor, const LayoutTra
     step[d] = transform.source_logical(unit);
   }
 
-  auto size = static_cast<std::size_t>(dtype_size(tensor.dtype()));
-  const std::byte* from = tensor.bytes().data();
-  std::byte* to = out->bytes().data();
-  std::int64_t count = out->num_elements();
-  std::vector<std::int64_t> index(shape.size(), 0), logical(primals, 0);
-  for (std::int64_t i = 0; i < count; ++i) {
-    std::int64_t offset = 0;
-    for (std::size_t p = 0; p < primals; ++p) offset += offset_of[p][logical[p]];
-    std::memcpy(to + static_cast<std::size_t>(i) * size,
-                from + static_cast<std::size_t>(offset) * size, size);
-    for (std::size_t d = shape.size(); d-- > 0;) {  // the next index, row-major
-      bool wraps = ++index[d] == shape[d];
+  // Rows along the result's last axis; a scalar is one row of one element.
+  std::size_t outer_axes = shape.empty() ? 0 : shape.size() - 1;
+  std::int64_t row = shape.empty() ? 1 : shape.back();
+  std::vector<std::int64_t> row_step =
+      shape.empty() ? std::vector<std::int64_t>(primals, 0) : step.back();
+  // The primals a row moves along (usually one); the others add the same offset to all of it.
+  std::vector<std::size_t> moving;
+  for (std::size_t p = 0; p < primals; ++p)
+    if (row_step[p] != 0) moving.push_back(p);
+  std::vector<std::int64_t> index(outer_axes, 0), logical(primals, 0);
+  auto copy_rows = [&]<std::size_t kSize>() {
+    const std::byte* from = tensor.bytes().data();
+    std::byte* to = out->bytes().data();
+    for (std::int64_t rows = out->num_elements() / row; rows-- > 0; to += row * kSize) {
+      std::int64_t base = 0;
       for (std::size_t p = 0; p < primals; ++p)
-        logical[p] += wraps ? -(shape[d] - 1) * step[d][p] : step[d][p];
-      if (!wraps) break;
-      index[d] = 0;
+        if (row_step[p] == 0) base += offset_of[p][static_cast<std::size_t>(logical[p])];
+      for (std::int64_t j = 0; j < row; ++j) {
+        std::int64_t offset = base;
+        for (std::size_t p : moving)
+          offset += offset_of[p][static_cast<std::size_t>(logical[p] + j * row_step[p])];
+        std::memcpy(to + j * kSize, from + offset * kSize, kSize);  // a move of a fixed size
+      }
+      for (std::size_t d = outer_axes; d-- > 0;) {  // the next row, row-major
+        bool wraps = ++index[d] == shape[d];
+        for (std::size_t p = 0; p < primals; ++p)
+          logical[p] += wraps ? -(shape[d] - 1) * step[d][p] : step[d][p];
+        if (!wraps) break;
+        index[d] = 0;
+      }
     }
+  };
+  switch (dtype_size(tensor.dtype())) {
+    case 1:
+      copy_rows.operator()<1>();
+      break;
+    case 2:
+      copy_rows.operator()<2>();
+      break;
+    case 4:
+      copy_rows.operator()<4>();
+      break;
+    default:
+      UMA_CHECK(dtype_size(tensor.dtype()) == 8, "an element of {} bytes",
+                dtype_size(tensor.dtype()));
+      copy_rows.operator()<8>();
+      break;
   }
   return out;
 }

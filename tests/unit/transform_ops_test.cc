@@ -523,9 +523,13 @@ TEST_F(TransformOpsTest, LayoutTransformBlocksAndUnblocks) {
   // A block moved between primal axes, and the primal axes permuted.
   TensorPtr reblocked = run1("layout_transform", {blocked}, layouts("NCHW2c", "NCHW4c"));
   EXPECT_EQ(values_of(*reblocked), (Values{0, 3, 6, 9, 1, 4, 7, 10, 2, 5, 8, 11}));
-  auto y = iota({1, 2, 2, 2}, DType::i32);
-  EXPECT_EQ(values_of(*run1("layout_transform", {y}, layouts("NCHW", "NHWC"))),
-            (Values{0, 4, 1, 5, 2, 6, 3, 7}));
+  // Elements of every size move whole.
+  for (DType dtype : {DType::u8, DType::f16, DType::i32, DType::i64}) {
+    auto y = iota({1, 2, 2, 2}, dtype);
+    EXPECT_EQ(values_of(*run1("layout_transform", {y}, layouts("NCHW", "NHWC"))),
+              (Values{0, 4, 1, 5, 2, 6, 3, 7}))
+        << dtype_name(dtype);
+  }
 }
 
 TEST_F(TransformOpsTest, LayoutTransformErrors) {

@@ -17,6 +17,10 @@ class Tensor {
  public:
   // A zero-filled tensor. The type must be valid (checked_num_elements() succeeded).
   explicit Tensor(TensorType type);
+  // A tensor whose bytes are left as the allocator gave them, for a producer that writes
+  // every byte: zeroing first would touch 100 MB of fresh pages twice when a large model's
+  // weights are read or packed.
+  static std::shared_ptr<Tensor> for_overwrite(TensorType type);
   // A tensor whose bytes are not available (constants printed with their data elided).
   static std::shared_ptr<Tensor> without_data(TensorType type);
 
@@ -54,6 +58,9 @@ class Tensor {
     std::size_t alignment;
     void operator()(std::byte* p) const;
   };
+  struct ForOverwrite {};
+  Tensor(TensorType type, ForOverwrite);
+
   TensorType type_;
   std::size_t size_ = 0;
   bool has_data_ = true;
