@@ -15,8 +15,8 @@ bool is_default_domain(const std::string& domain) { return domain.empty() || dom
 
 class QdqFusion {
  public:
-  QdqFusion(onnx::GraphProto& graph, const std::string& model_dir)
-      : graph_(graph), model_dir_(model_dir) {
+  QdqFusion(onnx::GraphProto& graph, const InitializerData& data, const std::string& model_dir)
+      : graph_(graph), data_(data), model_dir_(model_dir) {
     for (const onnx::TensorProto& init : graph.initializer()) initializers_[init.name()] = &init;
     for (const onnx::NodeProto& node : graph.node()) {
       for (const std::string& output : node.output()) producers_[output] = &node;
@@ -97,8 +97,9 @@ class QdqFusion {
   }
 
   Expected<std::shared_ptr<Tensor>> initializer(const std::string& name) const {
-    return tensor_from_onnx(*initializers_.at(name), fmt::format("initializer '{}'", name),
-                            model_dir_);
+    const onnx::TensorProto& proto = *initializers_.at(name);
+    return tensor_from_onnx(proto, fmt::format("initializer '{}'", name), model_dir_,
+                            raw_data_of(data_, proto));
   }
 
   // A bias QLinearConv can take in its place: an i32 initializer dequantized with zero
@@ -171,6 +172,7 @@ class QdqFusion {
   }
 
   onnx::GraphProto& graph_;
+  const InitializerData& data_;
   const std::string& model_dir_;
   std::unordered_map<std::string, const onnx::TensorProto*> initializers_;
   std::unordered_map<std::string, const onnx::NodeProto*> producers_;
@@ -180,8 +182,9 @@ class QdqFusion {
 
 }  // namespace
 
-Status fuse_qdq_convolutions(onnx::GraphProto& graph, const std::string& model_dir) {
-  return QdqFusion(graph, model_dir).run();
+Status fuse_qdq_convolutions(onnx::GraphProto& graph, const InitializerData& data,
+                             const std::string& model_dir) {
+  return QdqFusion(graph, data, model_dir).run();
 }
 
 }  // namespace uma::onnx_import

@@ -5,6 +5,7 @@
 
 #include <string>
 
+#include "parse_model.h"
 #include "uma/support/error.h"
 
 namespace uma::onnx_import {
@@ -20,6 +21,8 @@ namespace uma::onnx_import {
 // per tensor for the data and the result and per tensor or per output channel (axis 0) for
 // the weight; a bias, if any, dequantized from i32 with zero point 0 and scale x_scale *
 // w_scale. Anything else stays as it is, and converts as the float ops it is.
-Status fuse_qdq_convolutions(onnx::GraphProto& graph, const std::string& model_dir);
+// `data` holds the raw_data of initializers that parse_model left out of their protos.
+Status fuse_qdq_convolutions(onnx::GraphProto& graph, const InitializerData& data,
+                             const std::string& model_dir);
 
 }  // namespace uma::onnx_import

@@ -15,6 +15,7 @@
 #include "converter.h"
 #include "fuse_qdq.h"
 #include "input_types.h"
+#include "parse_model.h"
 #include "uma/frontend/onnx/tensor_proto.h"
 #include "uma/graph/fold.h"
 #include "uma/graph/pass.h"
@@ -24,7 +25,9 @@ namespace uma {
 namespace {
 
 using onnx_import::ConverterTable;
+using onnx_import::InitializerData;
 using onnx_import::NodeContext;
+using onnx_import::raw_data_of;
 
 constexpr std::int64_t kMinOpset = 1;
 constexpr std::int64_t kMaxOpset = 17;
@@ -141,9 +144,13 @@ Status inline_attribute_tensors(onnx::GraphProto& graph, const std::string& mode
 // Converts the graph of one model into @main.
 class GraphImporter {
  public:
-  GraphImporter(Function& function, std::string model_dir, std::int64_t opset,
-                const OnnxImportOptions& options)
-      : rewriter_(function), model_dir_(std::move(model_dir)), opset_(opset), options_(options) {}
+  GraphImporter(Function& function, std::string model_dir, const InitializerData& data,
+                std::int64_t opset, const OnnxImportOptions& options)
+      : rewriter_(function),
+        model_dir_(std::move(model_dir)),
+        data_(data),
+        opset_(opset),
+        options_(options) {}
 
   Status run(onnx::GraphProto& graph) {
     UMA_TRY(index_producers(graph));
@@ -188,8 +195,8 @@ class GraphImporter {
       if (producers_.count(name) != 0)
         return make_error("initializer '{}' is also produced by node '{}'", name,
                           graph.node(static_cast<int>(producers_[name])).name());
-      UMA_TRY_ASSIGN(auto tensor,
-                     tensor_from_onnx(proto, fmt::format("initializer '{}'", name), model_dir_));
+      UMA_TRY_ASSIGN(auto tensor, tensor_from_onnx(proto, fmt::format("initializer '{}'", name),
+                                                   model_dir_, raw_data_of(data_, proto)));
       // The tensor has the bytes now; dropping the proto's copy keeps peak memory near
       // one copy of the weights.
       std::string().swap(*proto.mutable_raw_data());
@@ -360,6 +367,7 @@ class GraphImporter {
 
   Rewriter rewriter_;
   std::string model_dir_;
+  const InitializerData& data_;
   std::int64_t opset_;
   const OnnxImportOptions& options_;
   std::unordered_map<std::string, std::size_t> producers_;
@@ -371,6 +379,7 @@ class GraphImporter {
 };
 
 Expected<std::unique_ptr<Module>> import_model(Context& context, onnx::ModelProto& model,
+                                               const InitializerData& data,
                                                const std::string& model_dir,
                                                const OnnxImportOptions& options) {
   UMA_TRY_ASSIGN(std::int64_t opset, default_opset(model));
@@ -380,10 +389,10 @@ Expected<std::unique_ptr<Module>> import_model(Context& context, onnx::ModelProt
   UMA_TRY(check_supported(graph, converters()));
   UMA_TRY(check_op_versions(graph, converters(), opset));
   UMA_TRY(inline_attribute_tensors(graph, model_dir));
-  UMA_TRY(onnx_import::fuse_qdq_convolutions(graph, model_dir));
+  UMA_TRY(onnx_import::fuse_qdq_convolutions(graph, data, model_dir));
   auto module = std::make_unique<Module>(context, graph.name().empty() ? "model" : graph.name());
   UMA_TRY_ASSIGN(Function * main, module->add_function("main"));
-  UMA_TRY(GraphImporter(*main, model_dir, opset, options).run(graph));
+  UMA_TRY(GraphImporter(*main, model_dir, data, opset, options).run(graph));
   // Initializers only read at import (a Reshape's shape) and nodes no output needs go in
   // either case; canonicalization also turns what exporters emit into the ops backends
   // look for.
@@ -411,9 +420,10 @@ Expected<std::unique_ptr<Module>> import_onnx_bytes(Context& context, std::strin
         "this large must keep its tensors in external data files",
         name, bytes.size());
   onnx::ModelProto model;
-  if (!model.ParseFromArray(bytes.data(), static_cast<int>(bytes.size())))
+  InitializerData data;
+  if (!onnx_import::parse_model(bytes, model, data))
     return make_error("{}: not an ONNX model (the protobuf does not parse)", name);
-  auto module = import_model(context, model, model_dir, options);
+  auto module = import_model(context, model, data, model_dir, options);
   if (!module) return module.error().with_context(name);
   return module;
 }
@@ -426,8 +436,8 @@ Expected<std::unique_ptr<Module>> import_onnx_file(Context& context, const std::
         "{}: the file is {} bytes; protobuf cannot parse 2 GB or more, so a model "
         "this large must keep its tensors in external data files",
         path, file.size());
-  // Parsed from one mapping, so that protobuf copies each tensor's bytes once, at their final
-  // size, rather than growing them chunk by chunk from a stream.
+  // Parsed from one mapping, from which the initializers' bytes are copied once, straight
+  // into their tensors.
   UMA_TRY_ASSIGN(MappedFile mapped, map_file(file, path));
   std::filesystem::path dir = std::filesystem::path(path).parent_path();
   return import_onnx_bytes(context, mapped.bytes(), path, dir.empty() ? "." : dir.string(),

@@ -170,11 +170,12 @@ Expected<ExternalSpan> locate_external(const TensorProto& proto, const std::stri
 
 // Checks that the data the proto holds has exactly the type's size, before anything is
 // allocated for it: a small model must not be able to ask for a huge buffer.
-Status check_inline_size(const TensorProto& proto, const TensorType& type) {
+Status check_inline_size(const TensorProto& proto, std::optional<std::string_view> raw_data,
+                         const TensorType& type) {
   std::int64_t count = type.num_elements();
-  if (proto.has_raw_data()) {
-    if (static_cast<std::int64_t>(proto.raw_data().size()) != type.num_bytes())
-      return make_error("raw_data holds {} bytes, but {} needs {}", proto.raw_data().size(),
+  if (raw_data) {
+    if (static_cast<std::int64_t>(raw_data->size()) != type.num_bytes())
+      return make_error("raw_data holds {} bytes, but {} needs {}", raw_data->size(),
                         to_string(Type(type)), type.num_bytes());
     return Status::success();
   }
@@ -199,9 +200,10 @@ Status check_inline_size(const TensorProto& proto, const TensorType& type) {
   }
 }
 
-void fill_inline(const TensorProto& proto, Tensor& tensor) {
-  if (proto.has_raw_data()) {
-    std::memcpy(tensor.bytes().data(), proto.raw_data().data(), proto.raw_data().size());
+void fill_inline(const TensorProto& proto, std::optional<std::string_view> raw_data,
+                 Tensor& tensor) {
+  if (raw_data) {
+    std::memcpy(tensor.bytes().data(), raw_data->data(), raw_data->size());
     if (tensor.dtype() == DType::boolean)
       for (std::byte& b : tensor.bytes()) b = std::byte{b != std::byte{0}};
     return;
@@ -249,7 +251,8 @@ Error unsupported_onnx_type(std::string_view what, int onnx_type) {
 }
 
 Expected<std::shared_ptr<Tensor>> tensor_from_onnx(const TensorProto& proto, std::string_view what,
-                                                   const std::string& model_dir) {
+                                                   const std::string& model_dir,
+                                                   std::optional<std::string_view> raw_data) {
   std::optional<DType> dtype = dtype_from_onnx(proto.data_type());
   if (!dtype) return unsupported_onnx_type(what, proto.data_type());
   if (proto.has_segment()) return make_error("{}: segmented tensors are not supported", what);
@@ -258,7 +261,7 @@ Expected<std::shared_ptr<Tensor>> tensor_from_onnx(const TensorProto& proto, std
   if (proto.data_location() == TensorProto::EXTERNAL) {
     auto span = locate_external(proto, model_dir, type);
     if (!span) return span.error().with_context(what);
-    auto tensor = std::make_shared<Tensor>(std::move(type));
+    auto tensor = Tensor::for_overwrite(std::move(type));
     std::ifstream in(span->path, std::ios::binary);
     in.seekg(span->offset);
     in.read(reinterpret_cast<char*>(tensor->bytes().data()),
@@ -267,10 +270,11 @@ Expected<std::shared_ptr<Tensor>> tensor_from_onnx(const TensorProto& proto, std
     tensor->name = proto.name();
     return tensor;
   }
-  if (Status sized = check_inline_size(proto, type); !sized)
+  if (!raw_data && proto.has_raw_data()) raw_data = proto.raw_data();
+  if (Status sized = check_inline_size(proto, raw_data, type); !sized)
     return sized.error().with_context(what);
-  auto tensor = std::make_shared<Tensor>(std::move(type));
-  fill_inline(proto, *tensor);
+  auto tensor = Tensor::for_overwrite(std::move(type));
+  fill_inline(proto, raw_data, *tensor);
   tensor->name = proto.name();
   return tensor;
 }

@@ -27,9 +27,12 @@ Error unsupported_onnx_type(std::string_view what, int onnx_type);
 // External data (data_location = EXTERNAL; keys location, offset, length) is read from
 // `model_dir`: the location must be relative and, with symlinks resolved, stay inside that
 // folder. An empty `model_dir` refuses external data.
-Expected<std::shared_ptr<Tensor>> tensor_from_onnx(const onnx::TensorProto& proto,
-                                                   std::string_view what,
-                                                   const std::string& model_dir);
+//
+// `raw_data`, when given, stands for the proto's raw_data field: bytes the importer left in
+// the model's own bytes rather than parse them into the proto (see parse_model.h).
+Expected<std::shared_ptr<Tensor>> tensor_from_onnx(
+    const onnx::TensorProto& proto, std::string_view what, const std::string& model_dir,
+    std::optional<std::string_view> raw_data = std::nullopt);
 
 // A TensorProto holding `tensor` (raw little-endian bytes) named `name`.
 onnx::TensorProto tensor_to_onnx(const Tensor& tensor, const std::string& name = "");
