@@ -36,22 +36,3 @@ file(RELATIVE_PATH uma_pc_to_prefix ${CMAKE_INSTALL_FULL_LIBDIR}/pkgconfig
      ${CMAKE_INSTALL_PREFIX})
 configure_file(cmake/uma.pc.in ${CMAKE_CURRENT_BINARY_DIR}/uma.pc @ONLY)
 install(FILES ${CMAKE_CURRENT_BINARY_DIR}/uma.pc DESTINATION ${CMAKE_INSTALL_LIBDIR}/pkgconfig)
-
-# A Debian package of the same installation under /usr (`cpack -G DEB` in the build folder;
-# tests/install/deb_test.sh installs it in a fresh Debian 12 root). Its libraries' packages
-# come from dpkg-shlibdeps; beside them, the C compiler the tool runs, and the headers that
-# find_package(uma) and a plugin's build need.
-set(CPACK_PACKAGE_NAME uma)
-set(CPACK_PACKAGE_CONTACT "uma developers <uma@localhost>")
-set(CPACK_PACKAGE_DESCRIPTION_SUMMARY
-    "uma, a deep-learning compiler built around the Universal Modular Accelerator interface")
-set(CPACK_PACKAGING_INSTALL_PREFIX /usr)
-set(CPACK_DEBIAN_FILE_NAME DEB-DEFAULT)
-set(CPACK_DEBIAN_PACKAGE_SECTION devel)
-set(CPACK_DEBIAN_PACKAGE_SHLIBDEPS ON)
-set(CPACK_DEBIAN_PACKAGE_DEPENDS
-    "gcc, libc6-dev, libfmt-dev, nlohmann-json3-dev, libprotobuf-dev, libonnx-dev, libssl-dev")
-set(CPACK_DEBIAN_PACKAGE_RECOMMENDS "g++, cmake, pkg-config, graphviz")
-# cpack installs what is built, without building the tests first: `ninja uma` is enough.
-set(CMAKE_SKIP_INSTALL_ALL_DEPENDENCY TRUE)
-include(CPack)
