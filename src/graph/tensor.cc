@@ -15,10 +15,10 @@ namespace {
 
 // 64 bytes: a cache line and an AVX-512 vector, so kernels may use aligned loads.
 constexpr std::size_t kAlignment = 64;
-// Tensors of a huge page or more (weights, arenas) start on a huge page
-// and ask for transparent huge pages. Touching 100 MB of fresh memory in 4 KiB pages is
-// 25,000 page faults, most of a second on a virtual machine (ResNet-50's weights are copied
-// three times while building); in 2 MiB pages it is 50.
+// Tensors of a huge page or more (weights, arenas) start on a huge page and ask for
+// transparent huge pages. Touching 100 MB of fresh memory in 4 KiB pages is 25,000 page
+// faults, a large part of a second on a virtual machine (a ResNet-50 build writes its weights
+// twice: read, then packed); in 2 MiB pages it is 50.
 constexpr std::size_t kHugePage = std::size_t{2} << 20;
 
 }  // namespace
