@@ -15,87 +15,10 @@ namespace {
 
 using test::f32;
 using test::make_tensor;
+using test::OneNode;
 using test::values_of;
 using Ints = std::vector<std::int64_t>;
 using Values = std::vector<double>;
-
-// A one-node model (test::OnnxModel) and the tensors to run it on: inputs fed at run time,
-// initializers for what must be constant (shapes, axes, pads, sizes).
-class OneNode {
- public:
-  OneNode(std::string op_type, int opset) : model_(std::move(op_type), opset) {}
-
-  OneNode& input(const TensorPtr& tensor) {
-    model_.input(next_name(), tensor->dtype(), tensor->shape());
-    arguments_.push_back(tensor);
-    return *this;
-  }
-  OneNode& constant(const TensorPtr& tensor) {
-    model_.constant(next_name(), *tensor);
-    return *this;
-  }
-  OneNode& ints(const Ints& values) {
-    Values v(values.begin(), values.end());
-    return constant(make_tensor(DType::i64, {static_cast<std::int64_t>(values.size())}, v));
-  }
-  OneNode& skip() {
-    model_.skip();
-    ++inputs_;
-    return *this;
-  }
-  OneNode& attr(const std::string& name, std::int64_t value) {
-    model_.int_attr(name, value);
-    return *this;
-  }
-  OneNode& attr(const std::string& name, double value) {
-    model_.attr(name, value);
-    return *this;
-  }
-  OneNode& attr(const std::string& name, const std::string& value) {
-    model_.string_attr(name, value);
-    return *this;
-  }
-  OneNode& attr(const std::string& name, const Ints& values) {
-    model_.ints_attr(name, values);
-    return *this;
-  }
-  OneNode& outputs(int count) {
-    for (int i = 0; i < count; ++i) model_.output(fmt::format("out{}", i));
-    outputs_ += count;
-    return *this;
-  }
-
-  Expected<std::vector<TensorPtr>> try_run() {
-    if (outputs_ == 0) outputs(1);
-    Context context;
-    UMA_TRY_ASSIGN(auto module, model_.import(context));
-    return interpret(*module, arguments_);
-  }
-  std::vector<TensorPtr> run() {
-    auto results = try_run();
-    EXPECT_TRUE(results.ok()) << results.error().message();
-    return results.ok() ? *results : std::vector<TensorPtr>{};
-  }
-  // The single result.
-  TensorPtr run1() {
-    std::vector<TensorPtr> results = run();
-    if (results.size() == 1) return results[0];
-    ADD_FAILURE() << results.size() << " results";
-    return std::make_shared<Tensor>(TensorType{DType::f32, {0}});
-  }
-  std::string error() {
-    auto results = try_run();
-    return results.ok() ? "(no error)" : results.error().message();
-  }
-
- private:
-  std::string next_name() { return fmt::format("in{}", inputs_++); }
-
-  test::OnnxModel model_;
-  int inputs_ = 0;
-  int outputs_ = 0;
-  std::vector<TensorPtr> arguments_;
-};
 
 // 0, 1, ..., n-1 as f32 in `shape`.
 TensorPtr iota(Shape shape) {

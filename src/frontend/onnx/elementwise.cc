@@ -20,7 +20,7 @@
 #include <initializer_list>
 #include <limits>
 
-#include "converter.h"
+#include "static_input.h"
 #include "uma/frontend/onnx/tensor_proto.h"
 
 namespace uma::onnx_import {
@@ -44,19 +44,6 @@ Expected<Values> all_inputs(const NodeContext& ctx) {
 }
 
 DType dtype_of(const Value* value) { return value->tensor_type().dtype; }
-
-// A scalar constant of `dtype`.
-Value* scalar(NodeContext& ctx, DType dtype, double value) {
-  auto tensor = std::make_shared<Tensor>(TensorType{dtype, {}});
-  tensor->set(0, value);
-  return ctx.constant(std::move(tensor));
-}
-
-AttrMap attrs_of(std::initializer_list<std::pair<const char*, Attribute>> entries) {
-  AttrMap attrs;
-  for (const auto& [name, value] : entries) attrs.set(name, value);
-  return attrs;
-}
 
 Expected<Value*> cast(NodeContext& ctx, Value* value, DType dtype) {
   if (dtype_of(value) == dtype) return value;

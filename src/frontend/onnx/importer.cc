@@ -48,6 +48,7 @@ const ConverterTable& converters() {
     onnx_import::register_einsum_converter(t);
     onnx_import::register_quantize_converters(t);
     onnx_import::register_rnn_converters(t);
+    onnx_import::register_signal_converters(t);
     return t;
   }();
   return table;

@@ -32,6 +32,12 @@ Expected<Value*> required_input(const NodeContext& ctx, std::size_t i, std::stri
   return ctx.input(i);
 }
 
+AttrMap attrs_of(std::initializer_list<std::pair<const char*, Attribute>> entries) {
+  AttrMap attrs;
+  for (const auto& [name, value] : entries) attrs.set(name, value);
+  return attrs;
+}
+
 Value* scalar(NodeContext& ctx, DType dtype, double value) {
   auto tensor = std::make_shared<Tensor>(TensorType{dtype, {}});
   tensor->set(0, value);

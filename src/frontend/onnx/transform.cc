@@ -45,12 +45,6 @@ using Values = std::vector<Value*>;
 
 const Shape& shape_of(const Value* value) { return value->tensor_type().shape; }
 
-AttrMap attrs_of(std::initializer_list<std::pair<const char*, Attribute>> entries) {
-  AttrMap attrs;
-  for (const auto& [name, value] : entries) attrs.set(name, value);
-  return attrs;
-}
-
 // An attribute before opset `since`, an optional constant input `index` from it on.
 Expected<std::optional<Ints>> ints_attr_or_input(const NodeContext& ctx, const char* name,
                                                  std::int64_t since, std::size_t index) {
