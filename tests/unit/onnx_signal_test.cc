@@ -141,8 +141,11 @@ TEST(OnnxSignalConverters, Errors) {
             "m.onnx: node 'n' (DFT): input 1 ('dft_length') is 0, but must be a whole number "
             "from 1");
   EXPECT_EQ(OneNode("DFT", 17).input(f32({1, 4096, 2}, Values(8192, 1))).error(),
-            "m.onnx: node 'n' (DFT): a 4096-point DFT of 4096 points is a 8192x8192 matrix here, "
-            "more than the 16777216 elements uma builds for a DFT");
+            "m.onnx: node 'n' (DFT): the matrix of a 4096-point DFT of 4096 points would be a "
+            "constant of 8192x8192 elements here, more than the 16777216 uma builds");
+  EXPECT_EQ(OneNode("HannWindow", 17).constant(i64(100000000)).error(),
+            "m.onnx: node 'n' (HannWindow): the window would be a constant of 100000000 elements "
+            "here, more than the 16777216 uma builds");
   EXPECT_EQ(OneNode("STFT", 17).input(rows_signal()).constant(i64(2)).error(),
             "m.onnx: node 'n' (STFT): STFT needs a window or a frame_length");
   EXPECT_EQ(OneNode("STFT", 17)

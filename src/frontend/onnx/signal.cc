@@ -14,11 +14,21 @@ namespace {
 using Ints = std::vector<std::int64_t>;
 using Values = std::vector<Value*>;
 
-// A DFT is one product by a matrix of 2 * bins x points (x2 for a complex signal): 64 MB of
-// f32 at most, a 2048-point complex transform.
-constexpr std::int64_t kMaxDftMatrix = std::int64_t{1} << 24;
+// Every constant these converters build has at most this many elements (64 MB of f32): the
+// matrix of a 2048-point complex DFT, windows and mel matrices far larger than models use.
+// A model asking for more is refused by name before anything is allocated.
+constexpr std::int64_t kMaxConstant = std::int64_t{1} << 24;
 
 const Shape& shape_of(const Value* value) { return value->tensor_type().shape; }
+
+Status check_constant(std::string_view what, const Shape& shape) {
+  double elements = 1;  // in double: the dimensions come from the model and may overflow
+  for (std::int64_t d : shape) elements *= static_cast<double>(d);
+  if (elements > static_cast<double>(kMaxConstant))
+    return make_error("{} would be a constant of {} elements here, more than the {} uma builds",
+                      what, to_string(shape), kMaxConstant);
+  return Status::success();
+}
 
 // Constant scalar input `i` (a tensor of one element), as a number.
 Expected<double> scalar_input(const NodeContext& ctx, std::size_t i, std::string_view what) {
@@ -54,6 +64,7 @@ Expected<Values> convert_window(NodeContext& ctx, std::vector<double> coefficien
   UMA_TRY_ASSIGN(std::int64_t size, count_input(ctx, 0, "size", 0));
   UMA_TRY_ASSIGN(std::int64_t periodic, ctx.attr_int("periodic", 1));
   UMA_TRY_ASSIGN(DType dtype, output_dtype(ctx));
+  UMA_TRY(check_constant("the window", {size}));
   auto window = std::make_shared<Tensor>(TensorType{dtype, {size}});
   double period = static_cast<double>(periodic != 0 ? size : size - 1);
   if (period == 0) {
@@ -98,6 +109,7 @@ Expected<Values> convert_mel_weight_matrix(NodeContext& ctx) {
         "upper_edge_hertz {} lies past the spectrogram's last bin ({} bins of a {}-point DFT at "
         "{} Hz)",
         upper_hertz, spectrogram_bins, dft_length, sample_rate);
+  UMA_TRY(check_constant("the matrix", {spectrogram_bins, mel_bins}));
   auto matrix = std::make_shared<Tensor>(TensorType{dtype, {spectrogram_bins, mel_bins}});
   for (std::int64_t i = 0; i < mel_bins; ++i) {
     auto [left, center, right] = std::tuple(corner[i], corner[i + 1], corner[i + 2]);
@@ -139,11 +151,8 @@ Expected<Value*> dft(NodeContext& ctx, Value* signal, std::int64_t axis, std::in
                       parts == 2 ? "complex" : "real", inverse ? "inverse" : "forward");
   std::int64_t points = shape[static_cast<std::size_t>(axis)];
   std::int64_t bins = onesided ? length / 2 + 1 : length;
-  if (2 * bins * parts * points > kMaxDftMatrix)
-    return make_error(
-        "a {}-point DFT of {} points is a {}x{} matrix here, more than the {} elements uma "
-        "builds for a DFT",
-        length, points, 2 * bins, parts * points, kMaxDftMatrix);
+  UMA_TRY(check_constant(fmt::format("the matrix of a {}-point DFT of {} points", length, points),
+                         {2 * bins, parts * points}));
 
   // [..., points, parts] with the signal's axis next to last, then [..., parts * points].
   Ints perm;
@@ -242,6 +251,7 @@ Expected<Values> convert_stft(NodeContext& ctx) {
     return make_error("frame_length {} is longer than the signal ({} points)", *frame_length,
                       shape[1]);
   std::int64_t frames = (shape[1] - *frame_length) / step + 1;
+  UMA_TRY(check_constant("the frames' positions", {frames, *frame_length}));
   auto positions = std::make_shared<Tensor>(TensorType{DType::i64, {frames, *frame_length}});
   for (std::int64_t f = 0; f < frames; ++f)
     for (std::int64_t n = 0; n < *frame_length; ++n)
