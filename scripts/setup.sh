@@ -30,6 +30,8 @@ if [ "$profile" = all ]; then
     python3-onnx python3-torch python3-torchvision
     # the Python module (python/) and its tests
     pybind11-dev python3-dev python3-pytest
+    # the install test finds the installed uma with pkg-config too (uma.pc)
+    pkg-config
     # fuzzing and sanitizer builds
     clang libclang-rt-14-dev
     # formatting
