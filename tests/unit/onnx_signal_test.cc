@@ -139,7 +139,10 @@ TEST(OnnxSignalConverters, Errors) {
             "must be 1 (real) or 2 (complex)");
   EXPECT_EQ(OneNode("DFT", 17).input(rows_signal()).constant(i64(0)).error(),
             "m.onnx: node 'n' (DFT): input 1 ('dft_length') is 0, but must be a whole number "
-            "from 1");
+            "from 1 to 1000000000");
+  EXPECT_EQ(OneNode("STFT", 17).input(rows_signal()).constant(i64(3000000000)).error(),
+            "m.onnx: node 'n' (STFT): input 1 ('frame_step') is 3000000000, but must be a whole "
+            "number from 1 to 1000000000");
   EXPECT_EQ(OneNode("DFT", 17).input(f32({1, 4096, 2}, Values(8192, 1))).error(),
             "m.onnx: node 'n' (DFT): the matrix of a 4096-point DFT of 4096 points would be a "
             "constant of 8192x8192 elements here, more than the 16777216 uma builds");

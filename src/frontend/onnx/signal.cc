@@ -39,13 +39,15 @@ Expected<double> scalar_input(const NodeContext& ctx, std::size_t i, std::string
   return tensor->get(0);
 }
 
-// Constant scalar input `i`, a whole number of at least `least`.
+// Constant scalar input `i`, a whole number from `least` to 10^9 (a size or a step; larger
+// ones would not fit in any constant these converters build anyway).
 Expected<std::int64_t> count_input(const NodeContext& ctx, std::size_t i, std::string_view what,
                                    std::int64_t least) {
+  constexpr double kMost = 1e9;
   UMA_TRY_ASSIGN(double value, scalar_input(ctx, i, what));
-  if (value != std::floor(value) || value < static_cast<double>(least) || value > 1e9)
-    return make_error("input {} ('{}') is {}, but must be a whole number from {}", i, what, value,
-                      least);
+  if (value != std::floor(value) || value < static_cast<double>(least) || value > kMost)
+    return make_error("input {} ('{}') is {}, but must be a whole number from {} to {}", i, what,
+                      value, least, static_cast<std::int64_t>(kMost));
   return static_cast<std::int64_t>(value);
 }
 
