@@ -24,8 +24,6 @@ namespace {
 using Ints = std::vector<std::int64_t>;
 using Values = std::vector<Value*>;
 
-const Shape& shape_of(const Value* value) { return value->tensor_type().shape; }
-
 // The number of spatial dimensions of input 0, (N, C, spatial...) with 1 to 3 of them.
 Expected<std::size_t> spatial_rank(const NodeContext& ctx, const Value* data) {
   std::size_t rank = shape_of(data).size();

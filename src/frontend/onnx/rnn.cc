@@ -46,8 +46,6 @@ struct Recurrence {
   bool input_forget = false, linear_before_reset = false, batch_first = false;
 };
 
-const Shape& shape_of(const Value* value) { return value->tensor_type().shape; }
-
 AttrMap attrs_of(std::initializer_list<std::pair<const char*, Attribute>> entries) {
   AttrMap attrs;
   for (const auto& [name, value] : entries) attrs.set(name, value);

@@ -19,8 +19,6 @@ using Values = std::vector<Value*>;
 // A model asking for more is refused by name before anything is allocated.
 constexpr std::int64_t kMaxConstant = std::int64_t{1} << 24;
 
-const Shape& shape_of(const Value* value) { return value->tensor_type().shape; }
-
 Status check_constant(std::string_view what, const Shape& shape) {
   double elements = 1;  // in double: the dimensions come from the model and may overflow
   for (std::int64_t d : shape) elements *= static_cast<double>(d);

@@ -24,6 +24,9 @@ Expected<std::optional<std::vector<std::int64_t>>> optional_constant_ints(const 
 // Input `i`, which must be present.
 Expected<Value*> required_input(const NodeContext& ctx, std::size_t i, std::string_view what);
 
+// The static shape of a tensor value.
+inline const Shape& shape_of(const Value* value) { return value->tensor_type().shape; }
+
 // Attributes from name-value pairs.
 AttrMap attrs_of(std::initializer_list<std::pair<const char*, Attribute>> entries);
 

@@ -43,8 +43,6 @@ namespace {
 using Ints = std::vector<std::int64_t>;
 using Values = std::vector<Value*>;
 
-const Shape& shape_of(const Value* value) { return value->tensor_type().shape; }
-
 // An attribute before opset `since`, an optional constant input `index` from it on.
 Expected<std::optional<Ints>> ints_attr_or_input(const NodeContext& ctx, const char* name,
                                                  std::int64_t since, std::size_t index) {
