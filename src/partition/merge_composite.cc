@@ -12,6 +12,8 @@
 //   composite has one output: WouldCreateCycle when the outside user leads back to the root
 //   (the composite would both feed and need it), else ValueEscapes;
 // - the pattern's predicate rejects it (PredicateRejected, with its reason).
+// A rejected match sends the matcher back into the pattern's alternatives not yet tried
+// (an add's residual bound to its other operand, say); the first match none rejects wins.
 // Each accepted match becomes a module function "<target>.<pattern>_<i>" (i counts per
 // module, in order of creation, skipping names in use) with attributes Composite =
 // "<target>.<pattern>" and PartitionedFromPattern = the matched ops each followed by '_'.
@@ -110,14 +112,25 @@ class FunctionMerger {
       if (!open_[i] || (report_ == nullptr && !filter_.may_match(filter, i))) continue;
       Node* node = nodes_[i];
       for (std::size_t r = 0; r < node->num_results(); ++r) {
-        std::optional<Match> matched = try_match(entry, node, node->result(r));
-        if (!matched) continue;
-        Match& m = *matched;
-        if (!is_free(m, node)) continue;
-        if (std::optional<Refusal> rejection = check(m, entry)) {
-          note_rejection(m, *rejection);
+        // A match that cannot be cut out sends the matcher back into the pattern's other
+        // alternatives; when none can, the report gives the first one's refusal.
+        std::optional<Refusal> refusal;
+        Match refused;
+        auto accept = [&](const Match& candidate) {
+          if (!is_free(candidate, node)) return false;
+          std::optional<Refusal> rejection = check(candidate, entry);
+          if (rejection && !refusal) {
+            refusal = rejection;
+            refused = candidate;
+          }
+          return !rejection;
+        };
+        std::optional<Match> matched = try_match(entry, node, node->result(r), accept);
+        if (!matched) {
+          if (refusal) note_rejection(refused, *refusal);
           continue;
         }
+        Match& m = *matched;
         // Its nodes are replaced once the sweep is over: no later match may take them.
         for (Node* covered : m.nodes)
           if (!covered->is_op("constant")) open_[position(covered)] = false;
@@ -136,16 +149,17 @@ class FunctionMerger {
     return Status::success();
   }
 
-  // The match of the entry's pattern at `value`, a result of `node`. Only a report is told
-  // why there is none: without one, a failed match is not put into words.
-  std::optional<Match> try_match(const PatternEntry& entry, const Node* node, Value* value) {
-    if (report_ == nullptr) return quiet_match(*entry.pattern->pattern, value);
-    auto matched = match(*entry.pattern->pattern, value);
-    if (const auto* failure = std::get_if<MatchFailure>(&matched)) {
-      note_miss(node, entry, *failure);
-      return std::nullopt;
-    }
-    return std::move(std::get<Match>(matched));
+  // The first match of the entry's pattern at `value`, a result of `node`, that `accept`
+  // takes. Only a report is told why there is none, and only when the pattern matched
+  // nowhere (a refused match is reported by the caller): without a report, a failed match is
+  // not put into words.
+  std::optional<Match> try_match(const PatternEntry& entry, const Node* node, Value* value,
+                                 const MatchAcceptor& accept) {
+    if (report_ == nullptr) return match_accepted(*entry.pattern->pattern, value, accept);
+    MatchFailure miss;
+    std::optional<Match> matched = match_accepted(*entry.pattern->pattern, value, accept, &miss);
+    if (!matched && miss.pattern != nullptr) note_miss(node, entry, miss);
+    return matched;
   }
 
   // The match is rooted at `root`'s result, covers no node taken before, and none of its

@@ -50,6 +50,11 @@ class Matcher {
   explicit Matcher(bool quiet = false) : quiet_(quiet) {}
 
   bool run(const Pattern& pattern, Value* value) { return match(pattern, value, {}, false, done); }
+  // The first match that `accept` takes: a refused one backtracks into the alternatives left.
+  bool run(const Pattern& pattern, Value* value, const MatchAcceptor& accept) {
+    auto accepted = [&] { return accept(result(value)); };
+    return match(pattern, value, {}, false, accepted);
+  }
 
   Match result(Value* root) const;
   MatchFailure failure() const { return pattern_detail::make_failure(failure_); }
@@ -386,6 +391,19 @@ std::variant<Match, MatchFailure> match(const Pattern& pattern, Value* value) {
 std::optional<Match> quiet_match(const Pattern& pattern, Value* value) {
   Matcher matcher(/*quiet=*/true);
   if (matcher.run(pattern, value)) return matcher.result(value);
+  return std::nullopt;
+}
+
+std::optional<Match> match_accepted(const Pattern& pattern, Value* value,
+                                    const MatchAcceptor& accept, MatchFailure* miss) {
+  Matcher matcher(/*quiet=*/miss == nullptr);
+  bool offered = false;
+  auto offer = [&](const Match& m) {
+    offered = true;
+    return accept(m);
+  };
+  if (matcher.run(pattern, value, offer)) return matcher.result(value);
+  if (miss != nullptr && !offered) *miss = matcher.failure();
   return std::nullopt;
 }
 

@@ -143,6 +143,30 @@ func @main(%x: tensor<1x2x4x4xf32>) -> (tensor<1x2x4x4xf32>) {
                   "nn.relu or clip, found tanh"});
 }
 
+// An inverted residual block (MobileNetV2's): the sum's first operand is a convolution that
+// the block also reads, so taking it as the residual's convolution would need its own
+// result. The matcher goes back into the pattern's other alternative: the block's last
+// convolution, with the first as the residual.
+TEST_F(MergeCompositeTest, ARefusedMatchBacktracksIntoTheOtherAlternative) {
+  run(R"(
+func @main(%x: tensor<1x2x4x4xf32>) -> (tensor<1x2x4x4xf32>) {
+  %w = constant {value = dense<[1.0, 2.0, 3.0, 4.0]> : tensor<2x2x1x1xf32>} : tensor<2x2x1x1xf32>
+  %0 = nn.conv2d(%x, %w) : tensor<1x2x4x4xf32> loc("first")
+  %1 = nn.conv2d(%0, %w) : tensor<1x2x4x4xf32> loc("last")
+  %y = add(%0, %1) : tensor<1x2x4x4xf32> loc("sum")
+  return %y
+}
+)",
+      {"test_conv"});
+  EXPECT_EQ(record("sum").composite, "test_conv.conv2d_residual");
+  EXPECT_EQ(record("last").composite, "test_conv.conv2d_residual");
+  EXPECT_EQ(rejections("sum", "test_conv"), Lines{});
+  EXPECT_EQ(record("first").composite, "test_conv.conv2d");
+  std::string text = to_string(*module_);
+  // The first convolution's result is both the last one's data and the residual.
+  EXPECT_NE(text.find("%y = call @test_conv.conv2d_residual_0(%0)"), std::string::npos) << text;
+}
+
 TEST_F(MergeCompositeTest, AnInteriorValueUsedElsewhereEscapes) {
   run(R"(
 func @main(%x: tensor<1x2x4x4xf32>) -> (tensor<1x2x4x4xf32>, tensor<1x2x4x4xf32>) {

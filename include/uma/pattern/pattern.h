@@ -194,4 +194,14 @@ std::variant<Match, MatchFailure> match(const Pattern& pattern, Value* value);
 // nor put into words on the way (a partitioner tries patterns at every node, and most fail).
 std::optional<Match> quiet_match(const Pattern& pattern, Value* value);
 
+// Whether a caller takes a match (a partitioner refuses one it cannot cut out).
+using MatchAcceptor = std::function<bool(const Match&)>;
+// The first match `accept` takes: a match it refuses backtracks into the alternatives not
+// yet tried, so that `alt(add(x, wildcard()), add(wildcard(), x))` still binds x to the
+// second operand when the first binding is refused; nullopt when it takes none. With `miss`,
+// the nearest miss goes there when the pattern matched nowhere (and it is left alone when a
+// match was refused); without it, nothing is recorded on the way, as in quiet_match.
+std::optional<Match> match_accepted(const Pattern& pattern, Value* value,
+                                    const MatchAcceptor& accept, MatchFailure* miss = nullptr);
+
 }  // namespace uma
