@@ -32,6 +32,8 @@ class DnnlBackend final : public Backend {
     add_composite_lowering("pool", lower_pool);
     add_pattern("softmax", softmax_pattern(), check_softmax);
     add_composite_lowering("softmax", lower_softmax);
+    // 3. Graph passes: data stays channels last between a region's composites.
+    add_graph_pass(GraphPhase::kPostPartitioning1, "dnnl-layouts", keep_layouts);
     // 4. Lowering: the primitives read every operand from memory.
     set_max_immediate_elements(0);
     // 5. The primitives are made when the model loads, kept in the function's state.

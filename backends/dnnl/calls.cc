@@ -2,13 +2,20 @@
 //
 //   dnnl_kernel_conv(src, weights, bias, residual, dst, rank, batch, in_channels, out_channels,
 //                    groups, in[3], kernel[3], out[3], strides[3], dilation[3], pad_begin[3],
-//                    pad_end[3], algorithm, has_sum, eltwise, alpha, beta)
+//                    pad_end[3], algorithm, src_layout, dst_layout, has_sum, eltwise, alpha,
+//                    beta, scratchpad_bytes, scratchpad)
 //   dnnl_kernel_dense(src, weights, bias, residual, dst, batch, in_features, out_features,
-//                  has_sum, eltwise, alpha, beta)
+//                     weights_in_out, has_sum, eltwise, alpha, beta, scratchpad_bytes, scratchpad)
+//   dnnl_kernel_pool(src, dst, rank, batch, channels, in[3], kernel[3], out[3], strides[3],
+//                    dilation[3], pad_begin[3], pad_end[3], algorithm, src_layout, dst_layout,
+//                    scratchpad_bytes, scratchpad)
+//   dnnl_kernel_softmax(src, dst, outer, axis, inner, log, scratchpad_bytes, scratchpad)
 //
-// (kernels/dnnl_ops.c), with sizes and attributes from the composite's nodes; bias and
-// residual are null when the composite has none. dnnl-load-state then puts the call's state
-// slot first and calls the _init of the same arguments at load time.
+// (kernels/dnnl_ops.c), with sizes and attributes from the composite's nodes and layouts
+// from its function's attributes (1 for channels last); bias and residual are null when the
+// composite has none. The scratchpad is the call's workspace, as large as the primitive made
+// at build time wants. dnnl-load-state then puts the call's state slot first and calls the
+// _init of the same arguments at load time.
 #include <fmt/format.h>
 #include <oneapi/dnnl/dnnl.h>
 
@@ -72,6 +79,22 @@ Expected<std::vector<Expr>> data_args(const lower::CompositeOperands& operands, 
   UMA_TRY_ASSIGN(Expr residual, operands.address_or_null(epilogue.residual));
   UMA_TRY_ASSIGN(Expr dst, operands.address(*operands.composite().outputs()[0]));
   return std::vector<Expr>{src, weights, bias, residual, dst};
+}
+
+void add_layout_args(const Layouts& layouts, std::vector<Expr>& args) {
+  args.push_back(Expr(std::int64_t{layouts.src_channels_last}));
+  args.push_back(Expr(std::int64_t{layouts.dst_channels_last}));
+}
+
+// The call of `entry` with `args`, then the scratchpad of `primitive`: its size in bytes
+// and the workspace the lowering allocates for it.
+Expected<lower::ExternCall> extern_call(std::string_view entry, std::vector<Expr> args,
+                                       const Expected<Primitive>& primitive) {
+  UMA_TRY(check_implementation(entry, primitive));
+  args.push_back(Expr(primitive->scratchpad_bytes));
+  return lower::ExternCall{.name = fmt::format("{}{}", kEntryPrefix, entry),
+                           .args = std::move(args),
+                           .workspace = primitive->scratchpad_bytes};
 }
 
 void add_epilogue_args(const Epilogue& epilogue, std::vector<Expr>& args) {
@@ -220,6 +243,7 @@ Expected<lower::ExternCall> lower_conv(const lower::CompositeOperands& operands,
                                        const Target& target) {
   std::vector<const Node*> nodes = composite_nodes(operands);
   UMA_TRY_ASSIGN(ConvCall call, conv_call(nodes, target));
+  call.layouts = layouts_of(operands.composite());
   UMA_TRY_ASSIGN(std::vector<Expr> args, data_args(operands, *find_conv(nodes), call.epilogue));
   for (std::int64_t size :
        {call.rank, call.batch, call.in_channels, call.out_channels, call.groups})
@@ -228,8 +252,9 @@ Expected<lower::ExternCall> lower_conv(const lower::CompositeOperands& operands,
        {call.in, call.kernel, call.out, call.strides, call.dilation, call.pad_begin, call.pad_end})
     for (int i = 0; i < 3; ++i) args.push_back(Expr(sizes[i]));
   args.push_back(Expr(call.algorithm));
+  add_layout_args(call.layouts, args);
   add_epilogue_args(call.epilogue, args);
-  return lower::ExternCall{.name = fmt::format("{}conv", kEntryPrefix), .args = std::move(args)};
+  return extern_call("conv", std::move(args), conv_primitive(call));
 }
 
 Expected<lower::ExternCall> lower_dense(const lower::CompositeOperands& operands, const Target&) {
@@ -240,19 +265,21 @@ Expected<lower::ExternCall> lower_dense(const lower::CompositeOperands& operands
        {call.batch, call.in_features, call.out_features, std::int64_t{call.weights_in_out}})
     args.push_back(Expr(size));
   add_epilogue_args(call.epilogue, args);
-  return lower::ExternCall{.name = fmt::format("{}dense", kEntryPrefix), .args = std::move(args)};
+  return extern_call("dense", std::move(args), dense_primitive(call));
 }
 
 Expected<lower::ExternCall> lower_pool(const lower::CompositeOperands& operands, const Target&) {
   std::vector<const Node*> nodes = composite_nodes(operands);
   UMA_TRY_ASSIGN(PoolCall call, pool_call(nodes));
+  call.layouts = layouts_of(operands.composite());
   UMA_TRY_ASSIGN(std::vector<Expr> args, src_dst_args(operands, *anchor(nodes)));
   for (std::int64_t size : {call.rank, call.batch, call.channels}) args.push_back(Expr(size));
   for (const std::int64_t* sizes :
        {call.in, call.kernel, call.out, call.strides, call.dilation, call.pad_begin, call.pad_end})
     for (int i = 0; i < 3; ++i) args.push_back(Expr(sizes[i]));
   args.push_back(Expr(call.algorithm));
-  return lower::ExternCall{.name = fmt::format("{}pool", kEntryPrefix), .args = std::move(args)};
+  add_layout_args(call.layouts, args);
+  return extern_call("pool", std::move(args), pool_primitive(call));
 }
 
 Expected<lower::ExternCall> lower_softmax(const lower::CompositeOperands& operands, const Target&) {
@@ -261,7 +288,7 @@ Expected<lower::ExternCall> lower_softmax(const lower::CompositeOperands& operan
   UMA_TRY_ASSIGN(std::vector<Expr> args, src_dst_args(operands, *anchor(nodes)));
   for (std::int64_t size : {call.outer, call.axis, call.inner, std::int64_t{call.log}})
     args.push_back(Expr(size));
-  return lower::ExternCall{.name = fmt::format("{}softmax", kEntryPrefix), .args = std::move(args)};
+  return extern_call("softmax", std::move(args), softmax_primitive(call));
 }
 
 }  // namespace uma::backends::dnnl

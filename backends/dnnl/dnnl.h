@@ -8,6 +8,7 @@
 //   epilogue.cc     what follows the anchor in a composite, as oneDNN's bias and post-ops
 //   primitive.cc    the primitive oneDNN would make for a composite, and its implementation
 //   calls.cc        each composite's lowering: one call of the kernel's entry point
+//   layouts.cc      dnnl-layouts: channels-last data between the composites of a region
 //   load_state.cc   dnnl-load-state: the calls' primitives created in the function's init
 #pragma once
 
@@ -51,8 +52,21 @@ struct Epilogue {
 Expected<Epilogue> epilogue(const Node& anchor, const std::vector<const Node*>& nodes,
                             std::size_t channel_axis);
 
+// How a composite's data (its first operand, its result and a residual, which shares the
+// result's) is laid out in memory: plain (NCHW), or channels last (NHWC: oneDNN's own layout
+// for its convolutions on this kind of CPU), which dnnl-layouts chooses for the values that
+// pass between the composites of one region and nowhere else. The composite function's
+// attributes kSrcLayoutAttr and kDstLayoutAttr say kChannelsLast; plain when absent.
+inline constexpr std::string_view kSrcLayoutAttr = "src_layout";
+inline constexpr std::string_view kDstLayoutAttr = "dst_layout";
+inline constexpr std::string_view kChannelsLast = "channels_last";
+struct Layouts {
+  bool src_channels_last = false, dst_channels_last = false;
+};
+Layouts layouts_of(const Function& composite);
+
 // A convolution as the kernel takes it: sizes of up to three spatial dimensions (unused
-// ones 1, or 0 for padding), oneDNN's algorithm, and the epilogue.
+// ones 1, or 0 for padding), oneDNN's algorithm, the epilogue, the data's layouts.
 struct ConvCall {
   std::int64_t rank = 0, batch = 0, in_channels = 0, out_channels = 0, groups = 1;
   std::int64_t in[3] = {1, 1, 1}, kernel[3] = {1, 1, 1}, out[3] = {1, 1, 1};
@@ -60,6 +74,7 @@ struct ConvCall {
   std::int64_t pad_begin[3] = {0, 0, 0}, pad_end[3] = {0, 0, 0};
   std::int64_t algorithm = 0;  // dnnl_alg_kind_t
   Epilogue epilogue;
+  Layouts layouts;
 };
 
 // nn.dense as an inner product: [batch, in_features] × [out_features, in_features]ᵀ; or
@@ -77,6 +92,7 @@ struct PoolCall {
   std::int64_t strides[3] = {1, 1, 1}, dilation[3] = {1, 1, 1};
   std::int64_t pad_begin[3] = {0, 0, 0}, pad_end[3] = {0, 0, 0};
   std::int64_t algorithm = 0;  // dnnl_alg_kind_t
+  Layouts layouts;
 };
 
 // A softmax (or log-softmax) over the middle axis of the input viewed as [outer, axis, inner].
@@ -92,12 +108,19 @@ Expected<DenseCall> dense_call(const std::vector<const Node*>& nodes);
 Expected<PoolCall> pool_call(const std::vector<const Node*>& nodes);
 Expected<SoftmaxCall> softmax_call(const std::vector<const Node*>& nodes);
 
-// oneDNN's implementation for the call ("brg:avx512_core", "jit:avx512_core", ...), made
-// as the kernel's init makes it; an error when oneDNN has none. primitive.cc.
-Expected<std::string> conv_implementation(const ConvCall& call);
-Expected<std::string> dense_implementation(const DenseCall& call);
-Expected<std::string> pool_implementation(const PoolCall& call);
-Expected<std::string> softmax_implementation(const SoftmaxCall& call);
+// The primitive oneDNN makes for a call, as the kernel's init makes it: its implementation
+// ("brg:avx512_core", "jit:avx512_core", ...) and the scratchpad it needs, in bytes; an
+// error when oneDNN has none. primitive.cc.
+struct Primitive {
+  std::string implementation;
+  std::int64_t scratchpad_bytes = 0;
+};
+Expected<Primitive> conv_primitive(const ConvCall& call);
+Expected<Primitive> dense_primitive(const DenseCall& call);
+Expected<Primitive> pool_primitive(const PoolCall& call);
+Expected<Primitive> softmax_primitive(const SoftmaxCall& call);
+// Why oneDNN would not run the primitive well: it has none, or only its slow reference one.
+Status check_implementation(std::string_view composite, const Expected<Primitive>& primitive);
 
 // Patterns, longest first within each, and their predicates, which also reject what oneDNN
 // would run with its slow reference implementation (patterns.cc).
@@ -119,6 +142,12 @@ Expected<lower::ExternCall> lower_pool(const lower::CompositeOperands& operands,
                                        const Target& target);
 Expected<lower::ExternCall> lower_softmax(const lower::CompositeOperands& operands,
                                           const Target& target);
+
+// dnnl-layouts (POST_PARTITIONING_1): a value that one convolution or pooling of a region
+// makes and only others of the region read, as their data or residual, stays channels last
+// between them, where oneDNN's primitives would otherwise reorder it from and to plain
+// layout at every call; see layouts.cc.
+Expected<bool> keep_layouts(Module& module, const Target& target);
 
 // dnnl-load-state (TIR_PHASE_0): gives a function with calls of the kernel a state of one
 // slot per call, passed first to each; its init calls each entry point's _init with the same

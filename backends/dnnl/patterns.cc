@@ -35,15 +35,6 @@ std::vector<const Node*> match_nodes(const Match& match) {
   return std::vector<const Node*>(match.nodes.begin(), match.nodes.end());
 }
 
-// The composite `name` of the match is fine when oneDNN has a fast implementation for it.
-Status check_implementation(std::string_view name, const Expected<std::string>& impl) {
-  if (!impl) return make_error("dnnl.{}: {}", name, impl.error().message());
-  if (impl->starts_with("ref"))
-    return make_error("dnnl.{}: oneDNN would run its slow reference implementation ({})", name,
-                      *impl);
-  return Status::success();
-}
-
 }  // namespace
 
 PatternPtr conv_pattern() {
@@ -73,25 +64,25 @@ PatternPtr softmax_pattern() {
 Status check_conv(const Match& match, const Target& target) {
   Expected<ConvCall> call = conv_call(match_nodes(match), target);
   if (!call) return make_error("dnnl.conv: {}", call.error().message());
-  return check_implementation("conv", conv_implementation(*call));
+  return check_implementation("conv", conv_primitive(*call));
 }
 
 Status check_dense(const Match& match, const Target&) {
   Expected<DenseCall> call = dense_call(match_nodes(match));
   if (!call) return make_error("dnnl.dense: {}", call.error().message());
-  return check_implementation("dense", dense_implementation(*call));
+  return check_implementation("dense", dense_primitive(*call));
 }
 
 Status check_pool(const Match& match, const Target&) {
   Expected<PoolCall> call = pool_call(match_nodes(match));
   if (!call) return make_error("dnnl.pool: {}", call.error().message());
-  return check_implementation("pool", pool_implementation(*call));
+  return check_implementation("pool", pool_primitive(*call));
 }
 
 Status check_softmax(const Match& match, const Target&) {
   Expected<SoftmaxCall> call = softmax_call(match_nodes(match));
   if (!call) return make_error("dnnl.softmax: {}", call.error().message());
-  return check_implementation("softmax", softmax_implementation(*call));
+  return check_implementation("softmax", softmax_primitive(*call));
 }
 
 }  // namespace uma::backends::dnnl

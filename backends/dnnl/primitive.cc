@@ -1,7 +1,8 @@
 // The primitive oneDNN makes for a composite, made at build time the way the kernel's init
-// makes it at load time (kernels/dnnl_ops.c: plain data, weights and activations in the
-// layouts oneDNN picks, the same post-ops, a user scratchpad), to ask which implementation
-// oneDNN would run: the predicates refuse its slow reference one.
+// makes it at load time (kernels/dnnl_ops.c: the data in the call's layouts, weights in the
+// layout oneDNN picks, the same post-ops, a user scratchpad), to ask which implementation
+// oneDNN would run (the predicates refuse its slow reference one) and how large a scratchpad
+// it needs (the lowering allocates it).
 #include <fmt/format.h>
 #include <oneapi/dnnl/dnnl.hpp>
 
@@ -28,11 +29,20 @@ memory::desc f32(memory::dims dims, Tag tag) { return memory::desc(dims, Dt::f32
   return attr;
 }
 
+// Channels last for a tensor of `rank` spatial dimensions: NWC, NHWC, NDHWC.
+Tag channels_last(std::size_t rank) {
+  return rank == 1 ? Tag::acb : rank == 2 ? Tag::acdb : Tag::acdeb;
+}
+
+Tag plain(std::size_t rank) { return rank == 1 ? Tag::abc : rank == 2 ? Tag::abcd : Tag::abcde; }
+
 template <typename Make>
-Expected<std::string> implementation(Make make) {
+Expected<Primitive> primitive(Make make) {
   try {
     ::dnnl::engine engine(::dnnl::engine::kind::cpu, 0);
-    return std::string(make(engine).impl_info_str());
+    auto pd = make(engine);
+    return Primitive{.implementation = pd.impl_info_str(),
+                     .scratchpad_bytes = static_cast<std::int64_t>(pd.scratchpad_desc().get_size())};
   } catch (const ::dnnl::error& e) {
     return make_error("oneDNN makes no primitive for it ({})", e.what());
   }
@@ -40,7 +50,7 @@ Expected<std::string> implementation(Make make) {
 
 }  // namespace
 
-Expected<std::string> conv_implementation(const ConvCall& call) {
+Expected<Primitive> conv_primitive(const ConvCall& call) {
   auto rank = static_cast<std::size_t>(call.rank);
   memory::dims src{call.batch, call.in_channels}, dst{call.batch, call.out_channels};
   memory::dims weights{call.out_channels, call.in_channels / call.groups};
@@ -56,19 +66,25 @@ Expected<std::string> conv_implementation(const ConvCall& call) {
     pad_begin.push_back(call.pad_begin[i]);
     pad_end.push_back(call.pad_end[i]);
   }
-  return implementation([&](const ::dnnl::engine& engine) {
+  // Data channels last is given as such (oneDNN's convolutions compute it in place), unless
+  // Winograd, which wants its own blocked layout; plain data, as oneDNN likes it (the kernel
+  // reorders it).
+  bool blocked = call.algorithm == dnnl_convolution_winograd;
+  Tag src_tag = call.layouts.src_channels_last && !blocked ? channels_last(rank) : Tag::any;
+  Tag dst_tag = call.layouts.dst_channels_last && !blocked ? channels_last(rank) : Tag::any;
+  return primitive([&](const ::dnnl::engine& engine) {
     memory::desc bias =
         call.epilogue.bias != nullptr ? f32({call.out_channels}, Tag::a) : memory::desc();
     ::dnnl::convolution_forward::desc desc(
         ::dnnl::prop_kind::forward_inference, static_cast<::dnnl::algorithm>(call.algorithm),
-        f32(src, Tag::any), f32(weights, Tag::any), bias, f32(dst, Tag::any), strides, dilation,
+        f32(src, src_tag), f32(weights, Tag::any), bias, f32(dst, dst_tag), strides, dilation,
         pad_begin, pad_end);
     return ::dnnl::convolution_forward::primitive_desc(desc, attributes(call.epilogue), engine);
   });
 }
 
-Expected<std::string> dense_implementation(const DenseCall& call) {
-  return implementation([&](const ::dnnl::engine& engine) {
+Expected<Primitive> dense_primitive(const DenseCall& call) {
+  return primitive([&](const ::dnnl::engine& engine) {
     memory::desc bias =
         call.epilogue.bias != nullptr ? f32({call.out_features}, Tag::a) : memory::desc();
     ::dnnl::inner_product_forward::desc desc(::dnnl::prop_kind::forward_inference,
@@ -79,7 +95,7 @@ Expected<std::string> dense_implementation(const DenseCall& call) {
   });
 }
 
-Expected<std::string> pool_implementation(const PoolCall& call) {
+Expected<Primitive> pool_primitive(const PoolCall& call) {
   auto rank = static_cast<std::size_t>(call.rank);
   memory::dims src{call.batch, call.channels}, dst{call.batch, call.channels};
   memory::dims kernel, strides, dilation, pad_begin, pad_end;
@@ -92,17 +108,18 @@ Expected<std::string> pool_implementation(const PoolCall& call) {
     pad_begin.push_back(call.pad_begin[i]);
     pad_end.push_back(call.pad_end[i]);
   }
-  Tag plain = rank == 1 ? Tag::abc : rank == 2 ? Tag::abcd : Tag::abcde;
-  return implementation([&](const ::dnnl::engine& engine) {
+  // A pooling computes in its data's layout (the kernel reorders a result laid out otherwise).
+  Tag tag = call.layouts.src_channels_last ? channels_last(rank) : plain(rank);
+  return primitive([&](const ::dnnl::engine& engine) {
     ::dnnl::pooling_v2_forward::desc desc(
         ::dnnl::prop_kind::forward_inference, static_cast<::dnnl::algorithm>(call.algorithm),
-        f32(src, plain), f32(dst, plain), strides, kernel, dilation, pad_begin, pad_end);
+        f32(src, tag), f32(dst, tag), strides, kernel, dilation, pad_begin, pad_end);
     return ::dnnl::pooling_v2_forward::primitive_desc(desc, attributes({}), engine);
   });
 }
 
-Expected<std::string> softmax_implementation(const SoftmaxCall& call) {
-  return implementation([&](const ::dnnl::engine& engine) {
+Expected<Primitive> softmax_primitive(const SoftmaxCall& call) {
+  return primitive([&](const ::dnnl::engine& engine) {
     memory::desc data = f32({call.outer, call.axis, call.inner}, Tag::abc);
     ::dnnl::softmax_v2_forward::desc desc(
         ::dnnl::prop_kind::forward_inference,
@@ -110,6 +127,14 @@ Expected<std::string> softmax_implementation(const SoftmaxCall& call) {
         1);
     return ::dnnl::softmax_v2_forward::primitive_desc(desc, attributes({}), engine);
   });
+}
+
+Status check_implementation(std::string_view composite, const Expected<Primitive>& primitive) {
+  if (!primitive) return make_error("dnnl.{}: {}", composite, primitive.error().message());
+  if (primitive->implementation.starts_with("ref"))
+    return make_error("dnnl.{}: oneDNN would run its slow reference implementation ({})",
+                      composite, primitive->implementation);
+  return Status::success();
 }
 
 }  // namespace uma::backends::dnnl

@@ -424,6 +424,19 @@ class Lowerer final : public ComputeBuilder {
     }
     Expected<ExternCall> call = lowering(CompositeOperands(node, std::move(buffers)));
     if (!call) return fail(call.error());
+    if (call->workspace) {
+      if (*call->workspace < 0)
+        return fail(make_error("{} asks for a workspace of {} bytes", call->name, *call->workspace));
+      if (*call->workspace == 0) {
+        call->args.push_back(tir::CastNode::make(tir::DataType::pointer(), Expr(std::int64_t{0})));
+      } else {
+        Buffer workspace = new_intermediate(value_name(*node.result(0), block_name(composite)) +
+                                                "_workspace",
+                                            DType::u8, {*call->workspace});
+        call->args.push_back(tir::AddressNode::make(workspace, {Expr(std::int64_t{0})}));
+        writes.push_back(workspace);
+      }
+    }
     Stmt body = EvaluateNode::make(
         CallNode::make(call->type, call->name, std::move(call->args), CallNode::CallKind::kExtern));
     blocks_.push_back(BlockNode::make(composite, std::move(reads), std::move(writes), body,

@@ -4,16 +4,19 @@
 // Every op (conv, dense, pool, softmax) has three entry points with the same arguments
 // after the state slot:
 //   dnnl_kernel_<op>_init(slot, ...)  at load: creates the primitive, reorders the weights
-//                                     into the layout it wants, allocates its scratchpad
-//                                     (user-managed); inputs and outputs are NULL then
+//                                     into the layout it wants; inputs, outputs and the
+//                                     scratchpad are NULL then
 //   dnnl_kernel_<op>(slot, ...)       each run: reorders the input into the primitive's
 //                                     layout if it wants another, executes, reorders the
 //                                     result back
 //   dnnl_kernel_release(slot)         when the executor is destroyed
 // `slot` is the call's part of the function's load-time state (zeroed by the executor); it
 // holds the pointer to the op's struct, which lives on the heap, never in a static: one
-// library may run in several executors at once. Data is f32 in plain layouts (NCW, NCHW,
-// NCDHW; weights OIHW, grouped GOIHW as the same bytes). oneDNN runs on OpenMP, whose thread
+// library may run in several executors at once. Data is f32, plain (NCW, NCHW, NCDHW) or, where
+// a layout argument is 1, channels last (NWC, NHWC, NDHWC); weights are plain (OIHW, grouped
+// GOIHW as the same bytes). The last two arguments are the scratchpad the primitive needs,
+// from the caller's memory (uma's arena), and its size as the build measured it; should this
+// CPU's primitive want more, the op allocates its own. oneDNN runs on OpenMP, whose thread
 // count the executor sets from the run's thread option.
 //
 // Returns 0, or DNNL_KERNEL_STATUS_BASE + the dnnl_status_t of the call that failed (the
@@ -40,6 +43,7 @@ typedef struct dnnl_kernel_op {
   void* buffers[5];  // src, weights, bias, dst, scratchpad data the op owns
   size_t dst_bytes;
   int has_bias, has_sum;
+  int caller_scratchpad;  // the scratchpad is the caller's, given at each run
 } dnnl_kernel_op;
 
 static void* dnnl_kernel_alloc(size_t bytes) {
@@ -120,7 +124,7 @@ static int32_t dnnl_kernel_finish_init(dnnl_kernel_op* op, dnnl_primitive_desc_t
                                        const dnnl_memory_desc_t* user_weights_md,
                                        const dnnl_memory_desc_t* bias_md,
                                        const dnnl_memory_desc_t* user_dst_md, const float* weights,
-                                       const float* bias, void* slot) {
+                                       const float* bias, int64_t scratchpad_bytes, void* slot) {
   const dnnl_memory_desc_t* src_md = dnnl_primitive_desc_query_md(pd, dnnl_query_src_md, 0);
   const dnnl_memory_desc_t* weights_md = dnnl_primitive_desc_query_md(pd, dnnl_query_weights_md, 0);
   const dnnl_memory_desc_t* dst_md = dnnl_primitive_desc_query_md(pd, dnnl_query_dst_md, 0);
@@ -152,7 +156,11 @@ static int32_t dnnl_kernel_finish_init(dnnl_kernel_op* op, dnnl_primitive_desc_t
       status = dnnl_memory_create(&op->user_residual, user_dst_md, op->engine, DNNL_MEMORY_NONE);
   }
   op->dst_bytes = dnnl_memory_desc_get_size(user_dst_md);
-  if (status == dnnl_success && dnnl_memory_desc_get_size(scratchpad_md) > 0)
+  size_t scratchpad_size = dnnl_memory_desc_get_size(scratchpad_md);
+  op->caller_scratchpad = scratchpad_size > 0 && scratchpad_size <= (size_t)scratchpad_bytes;
+  if (status == dnnl_success && op->caller_scratchpad)
+    status = dnnl_memory_create(&op->scratchpad, scratchpad_md, op->engine, DNNL_MEMORY_NONE);
+  else if (status == dnnl_success && scratchpad_size > 0)
     status = dnnl_kernel_owned_memory(op, &op->scratchpad, scratchpad_md, 4);
   dnnl_primitive_desc_destroy(pd);
   if (status == dnnl_success) return 0;
@@ -162,10 +170,13 @@ static int32_t dnnl_kernel_finish_init(dnnl_kernel_op* op, dnnl_primitive_desc_t
 
 // One run: src → the primitive → dst, adding `residual` first when the op has a sum.
 static int32_t dnnl_kernel_execute(dnnl_kernel_op* op, const float* src, const float* residual,
-                                   float* dst) {
-  if (op == NULL || src == NULL || dst == NULL || (op->has_sum && residual == NULL))
+                                   float* dst, void* scratchpad) {
+  if (op == NULL || src == NULL || dst == NULL || (op->has_sum && residual == NULL) ||
+      (op->caller_scratchpad && scratchpad == NULL))
     return DNNL_KERNEL_BAD_ARGUMENTS;
   dnnl_status_t status = dnnl_memory_set_data_handle(op->user_src, (void*)src);
+  if (status == dnnl_success && op->caller_scratchpad)
+    status = dnnl_memory_set_data_handle(op->scratchpad, scratchpad);
   if (status == dnnl_success) status = dnnl_memory_set_data_handle(op->user_dst, dst);
   dnnl_memory_t src_memory = op->user_src, dst_memory = op->user_dst;
   if (status == dnnl_success && op->src_reorder != NULL) {
@@ -232,7 +243,7 @@ static int32_t dnnl_kernel_create(void* slot, dnnl_kernel_op* op, dnnl_primitive
                                   const dnnl_memory_desc_t* user_weights_md,
                                   const dnnl_memory_desc_t* bias_md,
                                   const dnnl_memory_desc_t* user_dst_md, const float* weights,
-                                  const float* bias) {
+                                  const float* bias, int64_t scratchpad_bytes) {
   dnnl_primitive_desc_t pd = NULL;
   if (status == dnnl_success)
     status = dnnl_primitive_desc_create(&pd, desc, attr, op->engine, NULL);
@@ -242,13 +253,21 @@ static int32_t dnnl_kernel_create(void* slot, dnnl_kernel_op* op, dnnl_primitive
     return DNNL_KERNEL_STATUS_BASE + (int32_t)status;
   }
   return dnnl_kernel_finish_init(op, pd, user_src_md, user_weights_md, bias_md, user_dst_md,
-                                 weights, bias, slot);
+                                 weights, bias, scratchpad_bytes, slot);
 }
 
 static dnnl_format_tag_t dnnl_kernel_plain_tag(int ndims) {
   static const dnnl_format_tag_t tags[] = {
       dnnl_format_tag_undef, dnnl_a, dnnl_ab, dnnl_abc, dnnl_abcd, dnnl_abcde, dnnl_abcdef};
   return ndims >= 1 && ndims <= 6 ? tags[ndims] : dnnl_format_tag_undef;
+}
+
+// The data layout of `ndims` dimensions (batch, channels, spatial...): plain, or with
+// `channels_last`, the channels innermost.
+static dnnl_format_tag_t dnnl_kernel_data_tag(int ndims, int64_t channels_last) {
+  static const dnnl_format_tag_t tags[] = {dnnl_acb, dnnl_acdb, dnnl_acdeb};
+  if (!channels_last) return dnnl_kernel_plain_tag(ndims);
+  return ndims >= 3 && ndims <= 5 ? tags[ndims - 3] : dnnl_format_tag_undef;
 }
 
 // ---- convolution: 1 to 3 spatial dimensions, grouped, dilated, strided ----
@@ -260,12 +279,13 @@ static dnnl_format_tag_t dnnl_kernel_plain_tag(int ndims) {
       int64_t out0, int64_t out1, int64_t out2, int64_t stride0, int64_t stride1, int64_t stride2, \
       int64_t dilation0, int64_t dilation1, int64_t dilation2, int64_t pad_begin0,                 \
       int64_t pad_begin1, int64_t pad_begin2, int64_t pad_end0, int64_t pad_end1,                  \
-      int64_t pad_end2, int64_t algorithm, int64_t has_sum, int64_t eltwise, float alpha,          \
-      float beta
+      int64_t pad_end2, int64_t algorithm, int64_t src_layout, int64_t dst_layout,                 \
+      int64_t has_sum, int64_t eltwise, float alpha, float beta, int64_t scratchpad_bytes,         \
+      void *scratchpad
 
 int32_t dnnl_kernel_conv_init(DNNL_KERNEL_CONV_PARAMS);
 int32_t dnnl_kernel_conv_init(DNNL_KERNEL_CONV_PARAMS) {
-  (void)src, (void)residual, (void)dst;
+  (void)src, (void)residual, (void)dst, (void)scratchpad;
   if (rank < 1 || rank > 3 || batch < 1 || groups < 1 || in_channels % groups != 0 ||
       out_channels % groups != 0 || weights == NULL)
     return DNNL_KERNEL_BAD_ARGUMENTS;
@@ -299,19 +319,26 @@ int32_t dnnl_kernel_conv_init(DNNL_KERNEL_CONV_PARAMS) {
   dnnl_memory_desc_t user_src, user_weights, user_dst, bias_md, any_src, any_weights, any_dst;
   if (status == dnnl_success)
     status = dnnl_memory_desc_init_by_tag(&user_src, ndims, src_dims, dnnl_f32,
-                                          dnnl_kernel_plain_tag(ndims));
+                                          dnnl_kernel_data_tag(ndims, src_layout));
   if (status == dnnl_success)
     status = dnnl_memory_desc_init_by_tag(&user_dst, ndims, dst_dims, dnnl_f32,
-                                          dnnl_kernel_plain_tag(ndims));
+                                          dnnl_kernel_data_tag(ndims, dst_layout));
   if (status == dnnl_success)
     status = dnnl_memory_desc_init_by_tag(&user_weights, weights_ndims, weights_dims, dnnl_f32,
                                           dnnl_kernel_plain_tag(weights_ndims));
   if (status == dnnl_success)
     status = dnnl_memory_desc_init_by_tag(&bias_md, 1, bias_dims, dnnl_f32, dnnl_a);
+  // Channels-last data is computed in place, plain data where oneDNN likes it (reordered);
+  // Winograd always wants its own blocked layout.
+  int blocked = algorithm == dnnl_convolution_winograd;
   if (status == dnnl_success)
-    status = dnnl_memory_desc_init_by_tag(&any_src, ndims, src_dims, dnnl_f32, dnnl_format_tag_any);
+    status = dnnl_memory_desc_init_by_tag(
+        &any_src, ndims, src_dims, dnnl_f32,
+        src_layout && !blocked ? dnnl_kernel_data_tag(ndims, 1) : dnnl_format_tag_any);
   if (status == dnnl_success)
-    status = dnnl_memory_desc_init_by_tag(&any_dst, ndims, dst_dims, dnnl_f32, dnnl_format_tag_any);
+    status = dnnl_memory_desc_init_by_tag(
+        &any_dst, ndims, dst_dims, dnnl_f32,
+        dst_layout && !blocked ? dnnl_kernel_data_tag(ndims, 1) : dnnl_format_tag_any);
   if (status == dnnl_success)
     status = dnnl_memory_desc_init_by_tag(&any_weights, weights_ndims, weights_dims, dnnl_f32,
                                           dnnl_format_tag_any);
@@ -321,7 +348,7 @@ int32_t dnnl_kernel_conv_init(DNNL_KERNEL_CONV_PARAMS) {
         &desc, dnnl_forward_inference, (dnnl_alg_kind_t)algorithm, &any_src, &any_weights,
         bias != NULL ? &bias_md : NULL, &any_dst, strides, dilations, pad_begin, pad_end);
   return dnnl_kernel_create(slot, op, attr, status, &desc, &user_src, &user_weights, &bias_md,
-                            &user_dst, weights, bias);
+                            &user_dst, weights, bias, scratchpad_bytes);
 }
 
 int32_t dnnl_kernel_conv(DNNL_KERNEL_CONV_PARAMS);
@@ -330,9 +357,10 @@ int32_t dnnl_kernel_conv(DNNL_KERNEL_CONV_PARAMS) {
       (void)groups, (void)in0, (void)in1, (void)in2, (void)k0, (void)k1, (void)k2, (void)out0,
       (void)out1, (void)out2, (void)stride0, (void)stride1, (void)stride2, (void)dilation0,
       (void)dilation1, (void)dilation2, (void)pad_begin0, (void)pad_begin1, (void)pad_begin2,
-      (void)pad_end0, (void)pad_end1, (void)pad_end2, (void)algorithm, (void)has_sum, (void)eltwise,
-      (void)alpha, (void)beta;
-  return dnnl_kernel_execute(*(dnnl_kernel_op**)slot, src, residual, dst);
+      (void)pad_end0, (void)pad_end1, (void)pad_end2, (void)algorithm, (void)src_layout,
+      (void)dst_layout, (void)has_sum, (void)eltwise, (void)alpha, (void)beta,
+      (void)scratchpad_bytes;
+  return dnnl_kernel_execute(*(dnnl_kernel_op**)slot, src, residual, dst, scratchpad);
 }
 
 // ---- inner product: [batch, in] x [out, in]^T (nn.dense), or x [in, out] (nn.matmul's
@@ -341,11 +369,12 @@ int32_t dnnl_kernel_conv(DNNL_KERNEL_CONV_PARAMS) {
 #define DNNL_KERNEL_DENSE_PARAMS                                                                \
   void *slot, const float *src, const float *weights, const float *bias, const float *residual, \
       float *dst, int64_t batch, int64_t in_features, int64_t out_features,                     \
-      int64_t weights_in_out, int64_t has_sum, int64_t eltwise, float alpha, float beta
+      int64_t weights_in_out, int64_t has_sum, int64_t eltwise, float alpha, float beta,          \
+      int64_t scratchpad_bytes, void *scratchpad
 
 int32_t dnnl_kernel_dense_init(DNNL_KERNEL_DENSE_PARAMS);
 int32_t dnnl_kernel_dense_init(DNNL_KERNEL_DENSE_PARAMS) {
-  (void)src, (void)residual, (void)dst;
+  (void)src, (void)residual, (void)dst, (void)scratchpad;
   if (batch < 1 || in_features < 1 || out_features < 1 || weights == NULL)
     return DNNL_KERNEL_BAD_ARGUMENTS;
   const dnnl_dims_t src_dims = {batch, in_features}, dst_dims = {batch, out_features};
@@ -374,14 +403,15 @@ int32_t dnnl_kernel_dense_init(DNNL_KERNEL_DENSE_PARAMS) {
         dnnl_inner_product_forward_desc_init(&desc, dnnl_forward_inference, &user_src, &any_weights,
                                              bias != NULL ? &bias_md : NULL, &user_dst);
   return dnnl_kernel_create(slot, op, attr, status, &desc, &user_src, &user_weights, &bias_md,
-                            &user_dst, weights, bias);
+                            &user_dst, weights, bias, scratchpad_bytes);
 }
 
 int32_t dnnl_kernel_dense(DNNL_KERNEL_DENSE_PARAMS);
 int32_t dnnl_kernel_dense(DNNL_KERNEL_DENSE_PARAMS) {
   (void)weights, (void)bias, (void)batch, (void)in_features, (void)out_features,
-      (void)weights_in_out, (void)has_sum, (void)eltwise, (void)alpha, (void)beta;
-  return dnnl_kernel_execute(*(dnnl_kernel_op**)slot, src, residual, dst);
+      (void)weights_in_out, (void)has_sum, (void)eltwise, (void)alpha, (void)beta,
+      (void)scratchpad_bytes;
+  return dnnl_kernel_execute(*(dnnl_kernel_op**)slot, src, residual, dst, scratchpad);
 }
 
 // ---- pooling: max, or average with or without the padding, 1 to 3 spatial dimensions ----
@@ -392,11 +422,12 @@ int32_t dnnl_kernel_dense(DNNL_KERNEL_DENSE_PARAMS) {
       int64_t out1, int64_t out2, int64_t stride0, int64_t stride1, int64_t stride2,           \
       int64_t dilation0, int64_t dilation1, int64_t dilation2, int64_t pad_begin0,             \
       int64_t pad_begin1, int64_t pad_begin2, int64_t pad_end0, int64_t pad_end1,              \
-      int64_t pad_end2, int64_t algorithm
+      int64_t pad_end2, int64_t algorithm, int64_t src_layout, int64_t dst_layout,             \
+      int64_t scratchpad_bytes, void *scratchpad
 
 int32_t dnnl_kernel_pool_init(DNNL_KERNEL_POOL_PARAMS);
 int32_t dnnl_kernel_pool_init(DNNL_KERNEL_POOL_PARAMS) {
-  (void)src, (void)dst;
+  (void)src, (void)dst, (void)scratchpad;
   if (rank < 1 || rank > 3 || batch < 1 || channels < 1) return DNNL_KERNEL_BAD_ARGUMENTS;
   const int64_t in[3] = {in0, in1, in2}, out[3] = {out0, out1, out2};
   const dnnl_dims_t kernel = {k0, k1, k2}, strides = {stride0, stride1, stride2};
@@ -412,20 +443,25 @@ int32_t dnnl_kernel_pool_init(DNNL_KERNEL_POOL_PARAMS) {
   dnnl_kernel_op* op = NULL;
   dnnl_primitive_attr_t attr = NULL;
   dnnl_status_t status = dnnl_kernel_new_op(slot, &op, &attr, 0, 0, 0, 0.0f, 0.0f);
-  dnnl_memory_desc_t user_src, user_dst;
+  // The pooling computes in its data's layout; a result the caller lays out otherwise is
+  // reordered.
+  dnnl_memory_desc_t user_src, user_dst, pool_dst;
   if (status == dnnl_success)
     status = dnnl_memory_desc_init_by_tag(&user_src, ndims, src_dims, dnnl_f32,
-                                          dnnl_kernel_plain_tag(ndims));
+                                          dnnl_kernel_data_tag(ndims, src_layout));
   if (status == dnnl_success)
     status = dnnl_memory_desc_init_by_tag(&user_dst, ndims, dst_dims, dnnl_f32,
-                                          dnnl_kernel_plain_tag(ndims));
+                                          dnnl_kernel_data_tag(ndims, dst_layout));
+  if (status == dnnl_success)
+    status = dnnl_memory_desc_init_by_tag(&pool_dst, ndims, dst_dims, dnnl_f32,
+                                          dnnl_kernel_data_tag(ndims, src_layout));
   dnnl_pooling_v2_desc_t desc;
   if (status == dnnl_success)
     status = dnnl_pooling_v2_forward_desc_init(&desc, dnnl_forward_inference,
-                                               (dnnl_alg_kind_t)algorithm, &user_src, &user_dst,
+                                               (dnnl_alg_kind_t)algorithm, &user_src, &pool_dst,
                                                strides, kernel, dilations, pad_begin, pad_end);
   return dnnl_kernel_create(slot, op, attr, status, &desc, &user_src, NULL, NULL, &user_dst, NULL,
-                            NULL);
+                            NULL, scratchpad_bytes);
 }
 
 int32_t dnnl_kernel_pool(DNNL_KERNEL_POOL_PARAMS);
@@ -433,18 +469,20 @@ int32_t dnnl_kernel_pool(DNNL_KERNEL_POOL_PARAMS) {
   (void)rank, (void)batch, (void)channels, (void)in0, (void)in1, (void)in2, (void)k0, (void)k1,
       (void)k2, (void)out0, (void)out1, (void)out2, (void)stride0, (void)stride1, (void)stride2,
       (void)dilation0, (void)dilation1, (void)dilation2, (void)pad_begin0, (void)pad_begin1,
-      (void)pad_begin2, (void)pad_end0, (void)pad_end1, (void)pad_end2, (void)algorithm;
-  return dnnl_kernel_execute(*(dnnl_kernel_op**)slot, src, NULL, dst);
+      (void)pad_begin2, (void)pad_end0, (void)pad_end1, (void)pad_end2, (void)algorithm,
+      (void)src_layout, (void)dst_layout, (void)scratchpad_bytes;
+  return dnnl_kernel_execute(*(dnnl_kernel_op**)slot, src, NULL, dst, scratchpad);
 }
 
 // ---- softmax over the middle axis of [outer, axis, inner] (any tensor, viewed so) ----
 
 #define DNNL_KERNEL_SOFTMAX_PARAMS \
-  void *slot, const float *src, float *dst, int64_t outer, int64_t axis, int64_t inner, int64_t log
+  void *slot, const float *src, float *dst, int64_t outer, int64_t axis, int64_t inner, int64_t log, \
+      int64_t scratchpad_bytes, void *scratchpad
 
 int32_t dnnl_kernel_softmax_init(DNNL_KERNEL_SOFTMAX_PARAMS);
 int32_t dnnl_kernel_softmax_init(DNNL_KERNEL_SOFTMAX_PARAMS) {
-  (void)src, (void)dst;
+  (void)src, (void)dst, (void)scratchpad;
   if (outer < 1 || axis < 1 || inner < 1) return DNNL_KERNEL_BAD_ARGUMENTS;
   const dnnl_dims_t dims = {outer, axis, inner};
   dnnl_kernel_op* op = NULL;
@@ -457,11 +495,12 @@ int32_t dnnl_kernel_softmax_init(DNNL_KERNEL_SOFTMAX_PARAMS) {
   if (status == dnnl_success)
     status = dnnl_softmax_v2_forward_desc_init(
         &desc, dnnl_forward_inference, log ? dnnl_softmax_log : dnnl_softmax_accurate, &md, &md, 1);
-  return dnnl_kernel_create(slot, op, attr, status, &desc, &md, NULL, NULL, &md, NULL, NULL);
+  return dnnl_kernel_create(slot, op, attr, status, &desc, &md, NULL, NULL, &md, NULL, NULL,
+                            scratchpad_bytes);
 }
 
 int32_t dnnl_kernel_softmax(DNNL_KERNEL_SOFTMAX_PARAMS);
 int32_t dnnl_kernel_softmax(DNNL_KERNEL_SOFTMAX_PARAMS) {
-  (void)outer, (void)axis, (void)inner, (void)log;
-  return dnnl_kernel_execute(*(dnnl_kernel_op**)slot, src, NULL, dst);
+  (void)outer, (void)axis, (void)inner, (void)log, (void)scratchpad_bytes;
+  return dnnl_kernel_execute(*(dnnl_kernel_op**)slot, src, NULL, dst, scratchpad);
 }

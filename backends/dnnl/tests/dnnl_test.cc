@@ -1,6 +1,7 @@
 // The dnnl backend: convolutions and dense layers with their epilogues built with oneDNN
 // against the reference interpreter and the host's loops, what the partition claims and why
 // it refuses, the load-time state in the generated code, and dnnl beside vanilla.
+#include "backends/dnnl/dnnl.h"
 #include "backends/vanilla/tests/vanilla_test_util.h"
 #include "uma/partition/report.h"
 
@@ -137,6 +138,63 @@ TEST_F(DnnlTest, ResNetBlocksFuseTheResidualSum) {
   std::string text = code(built);
   EXPECT_EQ(count(text, "dnnl_kernel_conv(&"), 6u) << text;
   EXPECT_EQ(count(text, "dnnl_kernel_conv_init(&"), 6u);
+}
+
+// The layouts dnnl-layouts gives the composites of `m`'s dnnl regions, in call order:
+// "<composite>: <data> -> <result>".
+std::vector<std::string> layouts_after_partition(Context& ctx, Module& m) {
+  auto targets = build::parse_targets(ctx, {"dnnl"});
+  EXPECT_TRUE(targets.ok()) << targets.error().message();
+  EXPECT_TRUE(build::partition_for_targets(m, *targets).ok());
+  EXPECT_TRUE(keep_layouts(m, targets->backends[0]).ok());
+  std::vector<std::string> out;
+  for (Function* region : m.functions()) {
+    if (region->attrs().string_or_none("Compiler") != "dnnl") continue;
+    for (const auto& node : region->nodes()) {
+      if (node->callee() == nullptr) continue;
+      Layouts layouts = layouts_of(*node->callee());
+      auto name = [](bool channels_last) { return channels_last ? "channels_last" : "plain"; };
+      out.push_back(fmt::format("{}: {} -> {}",
+                                node->callee()->attrs().string_or_none("Composite").value_or("?"),
+                                name(layouts.src_channels_last), name(layouts.dst_channels_last)));
+    }
+  }
+  return out;
+}
+
+// A residual block and a pooling: what passes between the region's composites stays
+// channels last; what enters or leaves the region is plain. Returning the block's sum too
+// makes it plain, and with it the residual the sum adds (oneDNN's sum reads the destination
+// in its layout), so the stem's result is plain as well.
+TEST_F(DnnlTest, DataStaysChannelsLastBetweenARegionsComposites) {
+  for (bool block_returned : {false, true}) {
+    SCOPED_TRACE(block_returned);
+    auto m = model([&](Function& main, ModelBuilder& mb) {
+      Builder& b = mb.builder();
+      Value* x = main.add_param(TensorType{DType::f32, {1, 8, 10, 10}}, "x");
+      ConvSpec same{
+          .out_channels = 8, .padding = {1, 1, 1, 1}, .bias_operand = true, .activation = "nn.relu"};
+      Value* stem = mb.conv(x, same);
+      ConvSpec linear = same;
+      linear.activation = "";
+      Value* a = mb.conv(mb.conv(stem, same), linear);
+      Value* block = b.value("nn.relu", {b.value("add", {a, stem})});
+      Value* pooled = b.value("nn.global_avg_pool", {block});
+      main.set_outputs(block_returned ? std::vector<Value*>{pooled, block}
+                                      : std::vector<Value*>{pooled});
+    });
+    check(*m, {"dnnl"});
+    std::vector<std::string> expected =
+        block_returned ? std::vector<std::string>{"dnnl.conv: plain -> plain",
+                                                  "dnnl.conv: plain -> channels_last",
+                                                  "dnnl.conv: channels_last -> plain",
+                                                  "dnnl.pool: plain -> plain"}
+                       : std::vector<std::string>{"dnnl.conv: plain -> channels_last",
+                                                  "dnnl.conv: channels_last -> channels_last",
+                                                  "dnnl.conv: channels_last -> channels_last",
+                                                  "dnnl.pool: channels_last -> plain"};
+    EXPECT_EQ(layouts_after_partition(ctx, *m), expected);
+  }
 }
 
 TEST_F(DnnlTest, MobileNetBlockRunsWhollyOnDnnl) {

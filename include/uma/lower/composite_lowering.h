@@ -6,6 +6,7 @@
 
 #include <functional>
 #include <map>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <unordered_map>
@@ -43,10 +44,15 @@ class CompositeOperands {
 
 // The call a composite becomes: `name(args...)`, returning `type` (a status when the
 // backend's calls return one: Backend::set_extern_status).
+// With `workspace` set, the call also gets that many bytes of scratch memory for while it
+// runs (a library's scratchpad): a buffer of the function like its intermediates, so that
+// the memory planner places it in the arena beside them, whose address is passed last (a
+// null pointer for zero bytes).
 struct ExternCall {
   std::string name;
   std::vector<tir::Expr> args;
   tir::DataType type = tir::DataType::scalar(DType::i32);
+  std::optional<std::int64_t> workspace;
 };
 
 // A composite's lowering; an error says why the call cannot be made.

@@ -1,0 +1,178 @@
+// dnnl-layouts (POST_PARTITIONING_1): channels-last data between the convolutions and
+// poolings of a region.
+//
+// oneDNN's convolutions on this kind of CPU compute channels last (NHWC); given plain data
+// (NCHW), each reorders its input there and its result back, at every call. A value that
+// one dnnl.conv or dnnl.pool of a region makes and that only others of the same region read,
+// as their data or as a convolution's residual, has no reader that needs it plain: it stays
+// channels last (same size, so the memory plan is unchanged).
+//
+// Assumes: partition-graph ran; the composites of a dnnl region are calls of composite
+// functions called once each.
+// Guarantees: each dnnl.conv or dnnl.pool composite whose data or result stays channels last
+// has the function attribute src_layout or dst_layout = "channels_last" (dnnl.h). A
+// residual shares its convolution's result layout (oneDNN's sum reads the destination), and
+// every composite so laid out has a primitive that is not oneDNN's reference one; values for
+// which that cannot hold stay plain. The region's parameters and results stay plain.
+#include <algorithm>
+#include <optional>
+#include <unordered_map>
+#include <unordered_set>
+
+#include "backends/dnnl/dnnl.h"
+#include "uma/partition/partition.h"
+
+namespace uma::backends::dnnl {
+namespace {
+
+// A call of a dnnl.conv or dnnl.pool composite, with the parameters that are its data and
+// its residual.
+struct Site {
+  Node* call = nullptr;
+  Function* composite = nullptr;
+  bool conv = false;
+  std::int64_t src = -1, residual = -1;
+};
+
+std::int64_t param_index(const Function& composite, const Value* value) {
+  for (std::size_t i = 0; i < composite.num_params(); ++i)
+    if (composite.param(i) == value) return static_cast<std::int64_t>(i);
+  return -1;
+}
+
+std::vector<const Node*> nodes_of(const Function& composite) {
+  std::vector<const Node*> nodes;
+  for (const auto& node : composite.nodes()) nodes.push_back(node.get());
+  return nodes;
+}
+
+// The site of `node`, a call in a dnnl region, when it calls a convolution or a pooling.
+std::optional<Site> site_of(Node& node, const Target& target,
+                            const std::unordered_map<const Function*, int>& calls) {
+  Function* composite = node.callee();
+  if (composite == nullptr || calls.at(composite) != 1) return std::nullopt;
+  std::optional<std::string> kind = composite->attrs().string_or_none(kCompositeAttr);
+  Site site{.call = &node, .composite = composite};
+  std::vector<const Node*> nodes = nodes_of(*composite);
+  if (kind == "dnnl.conv") {
+    Expected<ConvCall> call = conv_call(nodes, target);
+    if (!call) return std::nullopt;
+    site.conv = true;
+    for (const Node* inner : nodes)
+      if (inner->op_name().starts_with("nn.conv")) site.src = param_index(*composite, inner->operand(0));
+    site.residual = param_index(*composite, call->epilogue.residual);
+  } else if (kind == "dnnl.pool") {
+    for (const Node* inner : nodes)
+      if (!inner->is_op("constant")) site.src = param_index(*composite, inner->operand(0));
+  } else {
+    return std::nullopt;
+  }
+  if (site.src < 0) return std::nullopt;
+  return site;
+}
+
+// Whether oneDNN has a fast primitive for the site with these layouts.
+bool runs_well(const Site& site, const Target& target, Layouts layouts) {
+  std::vector<const Node*> nodes = nodes_of(*site.composite);
+  if (site.conv) {
+    Expected<ConvCall> call = conv_call(nodes, target);
+    if (!call) return false;
+    call->layouts = layouts;
+    return check_implementation("conv", conv_primitive(*call)).ok();
+  }
+  Expected<PoolCall> call = pool_call(nodes);
+  if (!call) return false;
+  call->layouts = layouts;
+  return check_implementation("pool", pool_primitive(*call)).ok();
+}
+
+// Chooses the layouts of one region's values and writes them into its composites.
+bool lay_out(Function& region, const Target& target,
+             const std::unordered_map<const Function*, int>& calls) {
+  std::vector<Site> sites;
+  std::unordered_map<const Node*, std::size_t> site_at;
+  for (const auto& node : region.nodes())
+    if (std::optional<Site> site = site_of(*node, target, calls)) {
+      site_at[node.get()] = sites.size();
+      sites.push_back(*site);
+    }
+  // Candidates: a site's result that only sites read, as their data or residual.
+  const std::vector<Value*>& outputs = region.outputs();
+  std::unordered_set<const Value*> channels_last;
+  for (const Site& site : sites) {
+    Value* result = site.call->result();
+    if (std::find(outputs.begin(), outputs.end(), result) != outputs.end()) continue;
+    bool only_sites = !result->uses().empty();
+    for (const Use& use : result->uses()) {
+      auto it = use.user != nullptr ? site_at.find(use.user) : site_at.end();
+      if (it == site_at.end() || (static_cast<std::int64_t>(use.index) != sites[it->second].src &&
+                                  static_cast<std::int64_t>(use.index) != sites[it->second].residual))
+        only_sites = false;
+    }
+    if (only_sites) channels_last.insert(result);
+  }
+  auto is_last = [&](const Value* value) { return channels_last.contains(value); };
+  auto layouts = [&](const Site& site) {
+    return Layouts{.src_channels_last = is_last(site.call->operand(site.src)),
+                   .dst_channels_last = is_last(site.call->result())};
+  };
+  // Values leave the set until every site agrees with its layouts: a residual laid out as
+  // its convolution's result (the one channels last of the two goes plain), and a primitive
+  // oneDNN runs well (else all of the site's data goes plain; asked once per layouts).
+  std::unordered_map<std::size_t, bool> well;
+  auto runs_well_as_laid_out = [&](std::size_t i) {
+    Layouts chosen = layouts(sites[i]);
+    std::size_t key = i * 4 + 2 * chosen.src_channels_last + chosen.dst_channels_last;
+    auto it = well.find(key);
+    if (it == well.end()) it = well.emplace(key, runs_well(sites[i], target, chosen)).first;
+    return it->second;
+  };
+  for (bool changed = true; changed;) {
+    changed = false;
+    for (std::size_t i = 0; i < sites.size(); ++i) {
+      const Site& site = sites[i];
+      const Value* src = site.call->operand(site.src);
+      const Value* dst = site.call->result();
+      const Value* residual = site.residual >= 0 ? site.call->operand(site.residual) : nullptr;
+      if (residual != nullptr && is_last(residual) != is_last(dst)) {
+        channels_last.erase(residual);
+        channels_last.erase(dst);
+        changed = true;
+      } else if ((is_last(src) || is_last(dst)) && !runs_well_as_laid_out(i)) {
+        for (const Value* value : {src, dst, residual}) channels_last.erase(value);
+        changed = true;
+      }
+    }
+  }
+  bool changed = false;
+  for (const Site& site : sites) {
+    Layouts chosen = layouts(site);
+    AttrMap& attrs = site.composite->mutable_attrs();
+    if (chosen.src_channels_last) attrs.set(std::string(kSrcLayoutAttr), std::string(kChannelsLast));
+    if (chosen.dst_channels_last) attrs.set(std::string(kDstLayoutAttr), std::string(kChannelsLast));
+    changed |= chosen.src_channels_last || chosen.dst_channels_last;
+  }
+  return changed;
+}
+
+}  // namespace
+
+Layouts layouts_of(const Function& composite) {
+  const AttrMap& attrs = composite.attrs();
+  return {.src_channels_last = attrs.string_or_none(kSrcLayoutAttr) == kChannelsLast,
+          .dst_channels_last = attrs.string_or_none(kDstLayoutAttr) == kChannelsLast};
+}
+
+Expected<bool> keep_layouts(Module& module, const Target& target) {
+  std::unordered_map<const Function*, int> calls;
+  for (Function* function : module.functions())
+    for (const auto& node : function->nodes())
+      if (node->callee() != nullptr) ++calls[node->callee()];
+  bool changed = false;
+  for (Function* function : module.functions())
+    if (function->attrs().string_or_none(kCompilerAttr) == kTargetName)
+      changed |= lay_out(*function, target, calls);
+  return changed;
+}
+
+}  // namespace uma::backends::dnnl
