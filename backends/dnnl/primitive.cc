@@ -17,9 +17,15 @@ using Dt = memory::data_type;
 
 memory::desc f32(memory::dims dims, Tag tag) { return memory::desc(dims, Dt::f32, tag); }
 
-::dnnl::primitive_attr attributes(const Epilogue& epilogue) {
+// The epilogue as post-ops, as the kernel makes them: a residual read from where it is by a
+// binary add (its layout `binary_residual`) or added to the destination by a sum.
+::dnnl::primitive_attr attributes(const Epilogue& epilogue,
+                                  const memory::desc& binary_residual = memory::desc()) {
   ::dnnl::post_ops post_ops;
-  if (epilogue.residual != nullptr) post_ops.append_sum(1.0f);
+  if (epilogue.residual != nullptr && !binary_residual.is_zero())
+    post_ops.append_binary(::dnnl::algorithm::binary_add, binary_residual);
+  else if (epilogue.residual != nullptr)
+    post_ops.append_sum(1.0f);
   if (epilogue.eltwise != 0)
     post_ops.append_eltwise(1.0f, static_cast<::dnnl::algorithm>(epilogue.eltwise), epilogue.alpha,
                             epilogue.beta);
@@ -79,7 +85,9 @@ Expected<Primitive> conv_primitive(const ConvCall& call) {
         ::dnnl::prop_kind::forward_inference, static_cast<::dnnl::algorithm>(call.algorithm),
         f32(src, src_tag), f32(weights, Tag::any), bias, f32(dst, dst_tag), strides, dilation,
         pad_begin, pad_end);
-    return ::dnnl::convolution_forward::primitive_desc(desc, attributes(call.epilogue), engine);
+    memory::desc in_place = dst_tag == Tag::any ? memory::desc() : f32(dst, dst_tag);
+    return ::dnnl::convolution_forward::primitive_desc(desc, attributes(call.epilogue, in_place),
+                                                       engine);
   });
 }
 

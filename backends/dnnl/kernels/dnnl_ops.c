@@ -30,7 +30,10 @@
 #define DNNL_KERNEL_BAD_ARGUMENTS 99
 
 // Post-op arguments: the eltwise algorithm (a dnnl_alg_kind_t, 0 for none) and its alpha
-// and beta; has_sum: a residual tensor of the result's shape is added before it.
+// and beta; has_sum: a residual tensor of the result's shape is added before it: by a binary
+// add post-op reading it where it is, when the result is computed in the caller's layout;
+// else by the sum post-op, which adds what the destination holds (the residual is copied or
+// reordered there first).
 typedef struct dnnl_kernel_op {
   dnnl_engine_t engine;
   dnnl_stream_t stream;
@@ -42,7 +45,7 @@ typedef struct dnnl_kernel_op {
   dnnl_primitive_t src_reorder, dst_reorder, sum_reorder;
   void* buffers[5];  // src, weights, bias, dst, scratchpad data the op owns
   size_t dst_bytes;
-  int has_bias, has_sum;
+  int has_bias, has_sum, binary_residual;
   int caller_scratchpad;  // the scratchpad is the caller's, given at each run
 } dnnl_kernel_op;
 
@@ -154,6 +157,8 @@ static int32_t dnnl_kernel_finish_init(dnnl_kernel_op* op, dnnl_primitive_desc_t
       status = dnnl_kernel_reorder(&op->sum_reorder, op->engine, user_dst_md, dst_md);
     if (status == dnnl_success && op->has_sum)
       status = dnnl_memory_create(&op->user_residual, user_dst_md, op->engine, DNNL_MEMORY_NONE);
+  } else if (status == dnnl_success && op->binary_residual) {
+    status = dnnl_memory_create(&op->user_residual, user_dst_md, op->engine, DNNL_MEMORY_NONE);
   }
   op->dst_bytes = dnnl_memory_desc_get_size(user_dst_md);
   size_t scratchpad_size = dnnl_memory_desc_get_size(scratchpad_md);
@@ -184,8 +189,13 @@ static int32_t dnnl_kernel_execute(dnnl_kernel_op* op, const float* src, const f
     src_memory = op->src;
   }
   if (op->dst_reorder != NULL) dst_memory = op->dst;
-  // The sum post-op adds what the destination holds: the residual goes there first.
-  if (status == dnnl_success && op->has_sum && op->sum_reorder != NULL) {
+  dnnl_exec_arg_t args[6] = {{DNNL_ARG_SRC, src_memory}, {DNNL_ARG_DST, dst_memory}};
+  int nargs = 2;
+  if (status == dnnl_success && op->has_sum && op->binary_residual) {
+    status = dnnl_memory_set_data_handle(op->user_residual, (void*)residual);
+    args[nargs++] =
+        (dnnl_exec_arg_t){DNNL_ARG_ATTR_MULTIPLE_POST_OP(0) | DNNL_ARG_SRC_1, op->user_residual};
+  } else if (status == dnnl_success && op->has_sum && op->sum_reorder != NULL) {
     status = dnnl_memory_set_data_handle(op->user_residual, (void*)residual);
     if (status == dnnl_success)
       status = dnnl_kernel_run_reorder(op->sum_reorder, op->stream, op->user_residual, op->dst);
@@ -193,8 +203,6 @@ static int32_t dnnl_kernel_execute(dnnl_kernel_op* op, const float* src, const f
     memmove(dst, residual, op->dst_bytes);
   }
   if (status != dnnl_success) return DNNL_KERNEL_STATUS_BASE + (int32_t)status;
-  dnnl_exec_arg_t args[5] = {{DNNL_ARG_SRC, src_memory}, {DNNL_ARG_DST, dst_memory}};
-  int nargs = 2;
   if (op->weights != NULL) args[nargs++] = (dnnl_exec_arg_t){DNNL_ARG_WEIGHTS, op->weights};
   if (op->has_bias) args[nargs++] = (dnnl_exec_arg_t){DNNL_ARG_BIAS, op->bias};
   if (op->scratchpad != NULL)
@@ -207,16 +215,20 @@ static int32_t dnnl_kernel_execute(dnnl_kernel_op* op, const float* src, const f
 }
 
 // A new op in `slot` with its engine, stream, and the attributes every primitive gets: a
-// user-managed scratchpad and the post-ops (a sum, then the eltwise).
+// user-managed scratchpad and the post-ops (the residual's sum or binary add, when it is
+// read from `binary_residual`; then the eltwise).
 static dnnl_status_t dnnl_kernel_new_op(void* slot, dnnl_kernel_op** made,
                                         dnnl_primitive_attr_t* attr, int64_t has_bias,
-                                        int64_t has_sum, int64_t eltwise, float alpha, float beta) {
+                                        int64_t has_sum,
+                                        const dnnl_memory_desc_t* binary_residual,
+                                        int64_t eltwise, float alpha, float beta) {
   dnnl_kernel_op* op = (dnnl_kernel_op*)calloc(1, sizeof(dnnl_kernel_op));
   if (op == NULL) return dnnl_out_of_memory;
   *made = op;
   *(dnnl_kernel_op**)slot = op;
   op->has_bias = has_bias != 0;
   op->has_sum = has_sum != 0;
+  op->binary_residual = has_sum != 0 && binary_residual != NULL;
   dnnl_status_t status = dnnl_engine_create(&op->engine, dnnl_cpu, 0);
   if (status == dnnl_success)
     status = dnnl_stream_create(&op->stream, op->engine, dnnl_stream_default_flags);
@@ -226,7 +238,10 @@ static dnnl_status_t dnnl_kernel_new_op(void* slot, dnnl_kernel_op** made,
   dnnl_post_ops_t post_ops = NULL;
   status = dnnl_primitive_attr_set_scratchpad_mode(*attr, dnnl_scratchpad_mode_user);
   if (status == dnnl_success) status = dnnl_post_ops_create(&post_ops);
-  if (status == dnnl_success && has_sum) status = dnnl_post_ops_append_sum(post_ops, 1.0f);
+  if (status == dnnl_success && op->binary_residual)
+    status = dnnl_post_ops_append_binary(post_ops, dnnl_binary_add, binary_residual);
+  else if (status == dnnl_success && has_sum)
+    status = dnnl_post_ops_append_sum(post_ops, 1.0f);
   if (status == dnnl_success && eltwise != 0)
     status = dnnl_post_ops_append_eltwise(post_ops, 1.0f, (dnnl_alg_kind_t)eltwise, alpha, beta);
   if (status == dnnl_success) status = dnnl_primitive_attr_set_post_ops(*attr, post_ops);
@@ -312,25 +327,25 @@ int32_t dnnl_kernel_conv_init(DNNL_KERNEL_CONV_PARAMS) {
     weights_dims[weights_ndims - (int)rank + i] = k[i];
   }
 
+  // Channels-last data is computed in place, plain data where oneDNN likes it (reordered);
+  // Winograd always wants its own blocked layout.
+  int blocked = algorithm == dnnl_convolution_winograd;
   dnnl_kernel_op* op = NULL;
   dnnl_primitive_attr_t attr = NULL;
-  dnnl_status_t status =
-      dnnl_kernel_new_op(slot, &op, &attr, bias != NULL, has_sum, eltwise, alpha, beta);
   dnnl_memory_desc_t user_src, user_weights, user_dst, bias_md, any_src, any_weights, any_dst;
+  dnnl_status_t status = dnnl_memory_desc_init_by_tag(&user_dst, ndims, dst_dims, dnnl_f32,
+                                                      dnnl_kernel_data_tag(ndims, dst_layout));
+  if (status == dnnl_success)
+    status = dnnl_kernel_new_op(slot, &op, &attr, bias != NULL, has_sum,
+                                dst_layout && !blocked ? &user_dst : NULL, eltwise, alpha, beta);
   if (status == dnnl_success)
     status = dnnl_memory_desc_init_by_tag(&user_src, ndims, src_dims, dnnl_f32,
                                           dnnl_kernel_data_tag(ndims, src_layout));
-  if (status == dnnl_success)
-    status = dnnl_memory_desc_init_by_tag(&user_dst, ndims, dst_dims, dnnl_f32,
-                                          dnnl_kernel_data_tag(ndims, dst_layout));
   if (status == dnnl_success)
     status = dnnl_memory_desc_init_by_tag(&user_weights, weights_ndims, weights_dims, dnnl_f32,
                                           dnnl_kernel_plain_tag(weights_ndims));
   if (status == dnnl_success)
     status = dnnl_memory_desc_init_by_tag(&bias_md, 1, bias_dims, dnnl_f32, dnnl_a);
-  // Channels-last data is computed in place, plain data where oneDNN likes it (reordered);
-  // Winograd always wants its own blocked layout.
-  int blocked = algorithm == dnnl_convolution_winograd;
   if (status == dnnl_success)
     status = dnnl_memory_desc_init_by_tag(
         &any_src, ndims, src_dims, dnnl_f32,
@@ -383,7 +398,7 @@ int32_t dnnl_kernel_dense_init(DNNL_KERNEL_DENSE_PARAMS) {
   dnnl_kernel_op* op = NULL;
   dnnl_primitive_attr_t attr = NULL;
   dnnl_status_t status =
-      dnnl_kernel_new_op(slot, &op, &attr, bias != NULL, has_sum, eltwise, alpha, beta);
+      dnnl_kernel_new_op(slot, &op, &attr, bias != NULL, has_sum, NULL, eltwise, alpha, beta);
   dnnl_memory_desc_t user_src, user_weights, user_dst, bias_md, any_weights;
   if (status == dnnl_success)
     status = dnnl_memory_desc_init_by_tag(&user_src, 2, src_dims, dnnl_f32, dnnl_ab);
@@ -442,7 +457,7 @@ int32_t dnnl_kernel_pool_init(DNNL_KERNEL_POOL_PARAMS) {
   }
   dnnl_kernel_op* op = NULL;
   dnnl_primitive_attr_t attr = NULL;
-  dnnl_status_t status = dnnl_kernel_new_op(slot, &op, &attr, 0, 0, 0, 0.0f, 0.0f);
+  dnnl_status_t status = dnnl_kernel_new_op(slot, &op, &attr, 0, 0, NULL, 0, 0.0f, 0.0f);
   // The pooling computes in its data's layout; a result the caller lays out otherwise is
   // reordered.
   dnnl_memory_desc_t user_src, user_dst, pool_dst;
@@ -487,7 +502,7 @@ int32_t dnnl_kernel_softmax_init(DNNL_KERNEL_SOFTMAX_PARAMS) {
   const dnnl_dims_t dims = {outer, axis, inner};
   dnnl_kernel_op* op = NULL;
   dnnl_primitive_attr_t attr = NULL;
-  dnnl_status_t status = dnnl_kernel_new_op(slot, &op, &attr, 0, 0, 0, 0.0f, 0.0f);
+  dnnl_status_t status = dnnl_kernel_new_op(slot, &op, &attr, 0, 0, NULL, 0, 0.0f, 0.0f);
   dnnl_memory_desc_t md;
   if (status == dnnl_success)
     status = dnnl_memory_desc_init_by_tag(&md, 3, dims, dnnl_f32, dnnl_abc);
