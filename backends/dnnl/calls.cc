@@ -10,6 +10,12 @@
 //                    dilation[3], pad_begin[3], pad_end[3], algorithm, src_layout, dst_layout,
 //                    scratchpad_bytes, scratchpad)
 //   dnnl_kernel_softmax(src, dst, outer, axis, inner, log, scratchpad_bytes, scratchpad)
+//   dnnl_kernel_binary(src, src1, dst, rank, dims[5], broadcast[5], algorithm, src_layout,
+//                      dst_layout, scratchpad_bytes, scratchpad)
+//   dnnl_kernel_batch_norm(src, scale, shift, mean, variance, dst, rank, dims[5], epsilon,
+//                          src_layout, dst_layout, scratchpad_bytes, scratchpad)
+//   dnnl_kernel_layer_norm(src, scale, shift, dst, outer, inner, has_shift, epsilon,
+//                          scratchpad_bytes, scratchpad)
 //
 // (kernels/dnnl_ops.c), with sizes and attributes from the composite's nodes and layouts
 // from its function's attributes (1 for channels last); bias and residual are null when the
@@ -86,11 +92,13 @@ void add_layout_args(const Layouts& layouts, std::vector<Expr>& args) {
   args.push_back(Expr(std::int64_t{layouts.dst_channels_last}));
 }
 
-// The call of `entry` with `args`, then the scratchpad of `primitive`: its size in bytes
-// and the workspace the lowering allocates for it.
+// The call of `entry` with `args`, then the target's max_isa and the scratchpad of
+// `primitive`: its size in bytes and the workspace the lowering allocates for it.
 Expected<lower::ExternCall> extern_call(std::string_view entry, std::vector<Expr> args,
+                                       const Target& target,
                                        const Expected<Primitive>& primitive) {
   UMA_TRY(check_implementation(entry, primitive));
+  args.push_back(Expr(max_isa_rank(target)));
   args.push_back(Expr(primitive->scratchpad_bytes));
   return lower::ExternCall{.name = fmt::format("{}{}", kEntryPrefix, entry),
                            .args = std::move(args),
@@ -110,7 +118,18 @@ Status check_target(const Target& target) {
   UMA_TRY_ASSIGN(std::string winograd, target.get_string("winograd"));
   if (winograd != "auto" && winograd != "on" && winograd != "off")
     return make_error("winograd must be auto, on or off, not '{}'", winograd);
+  UMA_TRY_ASSIGN(std::string isa, target.get_string("max_isa"));
+  if (isa != "all" && std::find(std::begin(kIsas), std::end(kIsas), isa) == std::end(kIsas))
+    return make_error("max_isa must be all or one of oneDNN's instruction sets ({}), not '{}'",
+                      fmt::join(kIsas, ", "), isa);
   return Status::success();
+}
+
+std::int64_t max_isa_rank(const Target& target) {
+  Expected<std::string> isa = target.get_string("max_isa");
+  if (!isa) return 0;
+  auto it = std::find(std::begin(kIsas), std::end(kIsas), *isa);
+  return it == std::end(kIsas) ? 0 : (it - std::begin(kIsas)) + 1;
 }
 
 Expected<ConvCall> conv_call(const std::vector<const Node*>& nodes, const Target& target) {
@@ -150,10 +169,11 @@ Expected<ConvCall> conv_call(const std::vector<const Node*>& nodes, const Target
   if (winograd == "on" && winograd_shape) call.algorithm = dnnl_convolution_winograd;
   if (winograd == "auto" && winograd_shape) call.algorithm = dnnl_convolution_auto;
   UMA_TRY_ASSIGN(call.epilogue, epilogue(*conv, nodes, 1));
+  UMA_TRY_ASSIGN(call.bf16, target.get_bool("bf16"));
   return call;
 }
 
-Expected<DenseCall> dense_call(const std::vector<const Node*>& nodes) {
+Expected<DenseCall> dense_call(const std::vector<const Node*>& nodes, const Target& target) {
   const Node* dense = anchor(nodes);
   if (dense == nullptr || !(dense->is_op("nn.dense") || dense->is_op("nn.matmul")))
     return make_error("the composite has no nn.dense or nn.matmul");
@@ -170,6 +190,7 @@ Expected<DenseCall> dense_call(const std::vector<const Node*>& nodes) {
   call.batch = TensorType{DType::f32, data}.num_elements() / data.back();
   call.in_features = data.back();
   call.out_features = call.weights_in_out ? weight[1] : weight[0];
+  UMA_TRY_ASSIGN(call.bf16, target.get_bool("bf16"));
   UMA_TRY_ASSIGN(call.epilogue, epilogue(*dense, nodes, data.size() - 1));
   return call;
 }
@@ -239,6 +260,76 @@ Expected<SoftmaxCall> softmax_call(const std::vector<const Node*>& nodes) {
   return call;
 }
 
+Expected<BinaryCall> binary_call(const std::vector<const Node*>& nodes) {
+  const Node* op = anchor(nodes);
+  if (op == nullptr) return make_error("the composite has no binary op");
+  UMA_TRY(check_f32(*op));
+  static const std::pair<std::string_view, dnnl_alg_kind_t> algorithms[] = {
+      {"add", dnnl_binary_add},         {"subtract", dnnl_binary_sub},
+      {"multiply", dnnl_binary_mul},    {"divide", dnnl_binary_div},
+      {"maximum", dnnl_binary_max},     {"minimum", dnnl_binary_min}};
+  BinaryCall call;
+  for (const auto& [name, algorithm] : algorithms)
+    if (op->is_op(name)) call.algorithm = algorithm;
+  if (call.algorithm == 0) return make_error("{} is no binary op oneDNN has", op->op_name());
+  const Shape& out = op->result()->tensor_type().shape;
+  Shape first = op->operand(0)->tensor_type().shape;
+  Shape second = op->operand(1)->tensor_type().shape;
+  if (out.empty() || out.size() > 5)
+    return make_error("the result has rank {}; the backend takes 1 to 5", out.size());
+  if (first != out) {
+    bool commutes = !op->is_op("subtract") && !op->is_op("divide");
+    if (second != out || !commutes)
+      return make_error("{} broadcasts its first operand from {} to {}; oneDNN broadcasts only "
+                        "the second",
+                        op->op_name(), to_string(first), to_string(out));
+    std::swap(first, second);
+    call.swapped = true;
+  }
+  call.rank = static_cast<std::int64_t>(out.size());
+  std::size_t offset = out.size() - second.size();
+  for (std::size_t i = 0; i < out.size(); ++i) {
+    call.dims[i] = out[i];
+    call.broadcast[i] = i < offset ? 1 : second[i - offset];
+  }
+  return call;
+}
+
+Expected<NormCall> norm_call(const std::vector<const Node*>& nodes) {
+  const Node* norm = anchor(nodes);
+  if (norm == nullptr) return make_error("the composite has no normalization");
+  UMA_TRY(check_f32(*norm));
+  const Shape& data = norm->operand(0)->tensor_type().shape;
+  auto rank = static_cast<std::int64_t>(data.size());
+  std::int64_t axis = norm->attrs().get_int("axis");
+  if (axis < 0) axis += rank;
+  NormCall call;
+  call.layer = norm->is_op("nn.layer_norm");
+  call.epsilon = static_cast<float>(norm->attrs().get_float("epsilon"));
+  call.rank = rank;
+  for (std::int64_t i = 0; i < rank; ++i) {
+    auto size = data[static_cast<std::size_t>(i)];
+    (i < axis ? call.outer : call.inner) *= size;
+  }
+  if (!call.layer) {
+    if (axis != 1 || rank < 2 || rank > 5)
+      return make_error("a batch normalization of rank {} along axis {}; oneDNN's takes rank 2 "
+                        "to 5 along axis 1",
+                        rank, axis);
+    for (std::int64_t i = 0; i < rank; ++i) call.dims[i] = data[static_cast<std::size_t>(i)];
+    return call;
+  }
+  call.has_shift = norm->num_operands() == 3;
+  for (std::size_t i = 1; i < norm->num_operands(); ++i) {
+    const TensorType& param = norm->operand(i)->tensor_type();
+    if (param.num_elements() != call.inner)
+      return make_error("the layer normalization's {} of shape {} broadcasts; oneDNN takes one "
+                        "value per normalized element ({})",
+                        i == 1 ? "scale" : "shift", to_string(param.shape), call.inner);
+  }
+  return call;
+}
+
 Expected<lower::ExternCall> lower_conv(const lower::CompositeOperands& operands,
                                        const Target& target) {
   std::vector<const Node*> nodes = composite_nodes(operands);
@@ -254,21 +345,25 @@ Expected<lower::ExternCall> lower_conv(const lower::CompositeOperands& operands,
   args.push_back(Expr(call.algorithm));
   add_layout_args(call.layouts, args);
   add_epilogue_args(call.epilogue, args);
-  return extern_call("conv", std::move(args), conv_primitive(call));
+  args.push_back(Expr(std::int64_t{call.bf16}));
+  return extern_call("conv", std::move(args), target, conv_primitive(call, target));
 }
 
-Expected<lower::ExternCall> lower_dense(const lower::CompositeOperands& operands, const Target&) {
+Expected<lower::ExternCall> lower_dense(const lower::CompositeOperands& operands,
+                                        const Target& target) {
   std::vector<const Node*> nodes = composite_nodes(operands);
-  UMA_TRY_ASSIGN(DenseCall call, dense_call(nodes));
+  UMA_TRY_ASSIGN(DenseCall call, dense_call(nodes, target));
   UMA_TRY_ASSIGN(std::vector<Expr> args, data_args(operands, *anchor(nodes), call.epilogue));
   for (std::int64_t size :
        {call.batch, call.in_features, call.out_features, std::int64_t{call.weights_in_out}})
     args.push_back(Expr(size));
   add_epilogue_args(call.epilogue, args);
-  return extern_call("dense", std::move(args), dense_primitive(call));
+  args.push_back(Expr(std::int64_t{call.bf16}));
+  return extern_call("dense", std::move(args), target, dense_primitive(call, target));
 }
 
-Expected<lower::ExternCall> lower_pool(const lower::CompositeOperands& operands, const Target&) {
+Expected<lower::ExternCall> lower_pool(const lower::CompositeOperands& operands,
+                                       const Target& target) {
   std::vector<const Node*> nodes = composite_nodes(operands);
   UMA_TRY_ASSIGN(PoolCall call, pool_call(nodes));
   call.layouts = layouts_of(operands.composite());
@@ -279,16 +374,64 @@ Expected<lower::ExternCall> lower_pool(const lower::CompositeOperands& operands,
     for (int i = 0; i < 3; ++i) args.push_back(Expr(sizes[i]));
   args.push_back(Expr(call.algorithm));
   add_layout_args(call.layouts, args);
-  return extern_call("pool", std::move(args), pool_primitive(call));
+  return extern_call("pool", std::move(args), target, pool_primitive(call, target));
 }
 
-Expected<lower::ExternCall> lower_softmax(const lower::CompositeOperands& operands, const Target&) {
+Expected<lower::ExternCall> lower_softmax(const lower::CompositeOperands& operands,
+                                          const Target& target) {
   std::vector<const Node*> nodes = composite_nodes(operands);
   UMA_TRY_ASSIGN(SoftmaxCall call, softmax_call(nodes));
   UMA_TRY_ASSIGN(std::vector<Expr> args, src_dst_args(operands, *anchor(nodes)));
   for (std::int64_t size : {call.outer, call.axis, call.inner, std::int64_t{call.log}})
     args.push_back(Expr(size));
-  return extern_call("softmax", std::move(args), softmax_primitive(call));
+  return extern_call("softmax", std::move(args), target, softmax_primitive(call, target));
+}
+
+Expected<lower::ExternCall> lower_binary(const lower::CompositeOperands& operands,
+                                         const Target& target) {
+  std::vector<const Node*> nodes = composite_nodes(operands);
+  UMA_TRY_ASSIGN(BinaryCall call, binary_call(nodes));
+  call.layouts = layouts_of(operands.composite());
+  const Node& op = *anchor(nodes);
+  UMA_TRY_ASSIGN(Expr full, operands.address(*op.operand(call.swapped ? 1 : 0)));
+  UMA_TRY_ASSIGN(Expr broadcast, operands.address(*op.operand(call.swapped ? 0 : 1)));
+  UMA_TRY_ASSIGN(Expr dst, operands.address(*operands.composite().outputs()[0]));
+  std::vector<Expr> args = {full, broadcast, dst, Expr(call.rank)};
+  for (const std::int64_t* sizes : {call.dims, call.broadcast})
+    for (int i = 0; i < 5; ++i) args.push_back(Expr(sizes[i]));
+  args.push_back(Expr(call.algorithm));
+  add_layout_args(call.layouts, args);
+  return extern_call("binary", std::move(args), target, binary_primitive(call, target));
+}
+
+Expected<lower::ExternCall> lower_norm(const lower::CompositeOperands& operands,
+                                       const Target& target) {
+  std::vector<const Node*> nodes = composite_nodes(operands);
+  UMA_TRY_ASSIGN(NormCall call, norm_call(nodes));
+  const Node& norm = *anchor(nodes);
+  std::vector<Expr> args;
+  for (std::size_t i = 0; i < norm.num_operands(); ++i) {
+    UMA_TRY_ASSIGN(Expr operand, operands.address(*norm.operand(i)));
+    args.push_back(operand);
+  }
+  if (call.layer && !call.has_shift) {
+    UMA_TRY_ASSIGN(Expr no_shift, operands.address_or_null(nullptr));
+    args.push_back(no_shift);
+  }
+  UMA_TRY_ASSIGN(Expr dst, operands.address(*operands.composite().outputs()[0]));
+  args.push_back(dst);
+  if (call.layer) {
+    for (std::int64_t size : {call.outer, call.inner, std::int64_t{call.has_shift}})
+      args.push_back(Expr(size));
+    args.push_back(lower::constant(DType::f32, call.epsilon));
+    return extern_call("layer_norm", std::move(args), target, norm_primitive(call, target));
+  }
+  call.layouts = layouts_of(operands.composite());
+  args.push_back(Expr(call.rank));
+  for (std::int64_t size : call.dims) args.push_back(Expr(size));
+  args.push_back(lower::constant(DType::f32, call.epsilon));
+  add_layout_args(call.layouts, args);
+  return extern_call("batch_norm", std::move(args), target, norm_primitive(call, target));
 }
 
 }  // namespace uma::backends::dnnl

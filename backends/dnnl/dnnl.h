@@ -4,7 +4,8 @@
 //   backend.cc      the Backend: target "dnnl --winograd=auto|on|off", patterns, codegen
 //   patterns.cc     dnnl.conv, dnnl.dense (nn.dense, or nn.matmul by a constant): anchor →
 //                   bias → residual add → activation;
-//                   dnnl.pool, dnnl.softmax: the op alone
+//                   dnnl.pool, dnnl.softmax, dnnl.norm (batch and layer normalization),
+//                   dnnl.binary (add, multiply, ... broadcasting one operand): the op alone
 //   epilogue.cc     what follows the anchor in a composite, as oneDNN's bias and post-ops
 //   primitive.cc    the primitive oneDNN would make for a composite, and its implementation
 //   calls.cc        each composite's lowering: one call of the kernel's entry point
@@ -75,6 +76,7 @@ struct ConvCall {
   std::int64_t algorithm = 0;  // dnnl_alg_kind_t
   Epilogue epilogue;
   Layouts layouts;
+  bool bf16 = false;  // the target's: data and weights multiplied in bfloat16
 };
 
 // nn.dense as an inner product: [batch, in_features] × [out_features, in_features]ᵀ; or
@@ -83,6 +85,7 @@ struct DenseCall {
   std::int64_t batch = 0, in_features = 0, out_features = 0;
   bool weights_in_out = false;
   Epilogue epilogue;
+  bool bf16 = false;
 };
 
 // A pooling as the kernel takes it (unused spatial dimensions 1, or 0 for padding).
@@ -101,24 +104,51 @@ struct SoftmaxCall {
   bool log = false;
 };
 
+// A binary op (oneDNN's algorithm) of a tensor of up to 5 dimensions and one of the same
+// rank broadcast to it (dimensions equal or 1); `swapped` when the broadcast one is the op's
+// first operand (add, multiply, maximum and minimum commute).
+struct BinaryCall {
+  std::int64_t rank = 0;
+  std::int64_t dims[5] = {1, 1, 1, 1, 1}, broadcast[5] = {1, 1, 1, 1, 1};
+  std::int64_t algorithm = 0;  // dnnl_alg_kind_t
+  bool swapped = false;
+  Layouts layouts;  // of the full operand and the result
+};
+
+// A batch normalization of data of 2 to 5 dimensions, channels along axis 1 (each parameter
+// one value per channel); or a layer normalization of the data viewed as [outer, inner], its
+// scale and shift one value per inner element.
+struct NormCall {
+  bool layer = false;
+  std::int64_t rank = 0, dims[5] = {1, 1, 1, 1, 1};
+  std::int64_t outer = 1, inner = 1;
+  bool has_shift = true;
+  float epsilon = 0;
+  Layouts layouts;
+};
+
 // The calls of the composites whose nodes are `nodes` (a match's, or a composite function's),
 // with the target's attributes; errors say what the kernel cannot run.
 Expected<ConvCall> conv_call(const std::vector<const Node*>& nodes, const Target& target);
-Expected<DenseCall> dense_call(const std::vector<const Node*>& nodes);
+Expected<DenseCall> dense_call(const std::vector<const Node*>& nodes, const Target& target);
 Expected<PoolCall> pool_call(const std::vector<const Node*>& nodes);
 Expected<SoftmaxCall> softmax_call(const std::vector<const Node*>& nodes);
+Expected<BinaryCall> binary_call(const std::vector<const Node*>& nodes);
+Expected<NormCall> norm_call(const std::vector<const Node*>& nodes);
 
 // The primitive oneDNN makes for a call, as the kernel's init makes it: its implementation
-// ("brg:avx512_core", "jit:avx512_core", ...) and the scratchpad it needs, in bytes; an
-// error when oneDNN has none. primitive.cc.
+// ("brg:avx512_core", "jit:avx512_core", ...), the first oneDNN has within the target's
+// max_isa, and the scratchpad it needs, in bytes; an error when oneDNN has none. primitive.cc.
 struct Primitive {
   std::string implementation;
   std::int64_t scratchpad_bytes = 0;
 };
-Expected<Primitive> conv_primitive(const ConvCall& call);
-Expected<Primitive> dense_primitive(const DenseCall& call);
-Expected<Primitive> pool_primitive(const PoolCall& call);
-Expected<Primitive> softmax_primitive(const SoftmaxCall& call);
+Expected<Primitive> conv_primitive(const ConvCall& call, const Target& target);
+Expected<Primitive> dense_primitive(const DenseCall& call, const Target& target);
+Expected<Primitive> pool_primitive(const PoolCall& call, const Target& target);
+Expected<Primitive> softmax_primitive(const SoftmaxCall& call, const Target& target);
+Expected<Primitive> binary_primitive(const BinaryCall& call, const Target& target);
+Expected<Primitive> norm_primitive(const NormCall& call, const Target& target);
 // Why oneDNN would not run the primitive well: it has none, or only its slow reference one.
 Status check_implementation(std::string_view composite, const Expected<Primitive>& primitive);
 
@@ -128,10 +158,14 @@ PatternPtr conv_pattern();
 PatternPtr dense_pattern();
 PatternPtr pool_pattern();
 PatternPtr softmax_pattern();
+PatternPtr binary_pattern();
+PatternPtr norm_pattern();
 Status check_conv(const Match& match, const Target& target);
 Status check_dense(const Match& match, const Target& target);
 Status check_pool(const Match& match, const Target& target);
 Status check_softmax(const Match& match, const Target& target);
+Status check_binary(const Match& match, const Target& target);
+Status check_norm(const Match& match, const Target& target);
 
 // Each composite as one call of the kernel's entry point (calls.cc).
 Expected<lower::ExternCall> lower_conv(const lower::CompositeOperands& operands,
@@ -142,6 +176,10 @@ Expected<lower::ExternCall> lower_pool(const lower::CompositeOperands& operands,
                                        const Target& target);
 Expected<lower::ExternCall> lower_softmax(const lower::CompositeOperands& operands,
                                           const Target& target);
+Expected<lower::ExternCall> lower_binary(const lower::CompositeOperands& operands,
+                                         const Target& target);
+Expected<lower::ExternCall> lower_norm(const lower::CompositeOperands& operands,
+                                       const Target& target);
 
 // dnnl-layouts (POST_PARTITIONING_1): a value that one convolution or pooling of a region
 // makes and only others of the region read, as their data or residual, stays channels last
@@ -154,7 +192,17 @@ Expected<bool> keep_layouts(Module& module, const Target& target);
 // arguments, its fini releases every slot (load_state.cc).
 Expected<tir::PrimFunc> add_load_state(const tir::PrimFunc& func, const Target& target);
 
-// The target's attributes together: winograd is auto, on or off.
+// The target's attributes together: winograd is auto, on or off; max_isa one of kIsas or
+// "all".
 Status check_target(const Target& target);
+
+// oneDNN's instruction sets, oldest first (kernels/dnnl_ops.c ranks implementations by the
+// same list), and the rank the kernel takes for the target's max_isa: 1 + its index, 0 for
+// "all" (no limit).
+inline constexpr std::string_view kIsas[] = {"sse41",       "avx",
+                                             "avx2",        "avx2_vnni",
+                                             "avx512_core", "avx512_core_vnni",
+                                             "avx512_core_bf16", "avx512_core_amx"};
+std::int64_t max_isa_rank(const Target& target);
 
 }  // namespace uma::backends::dnnl

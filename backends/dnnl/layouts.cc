@@ -1,15 +1,16 @@
-// dnnl-layouts (POST_PARTITIONING_1): channels-last data between the convolutions and
-// poolings of a region.
+// dnnl-layouts (POST_PARTITIONING_1): channels-last data between the convolutions,
+// poolings, batch normalizations and binary ops of a region.
 //
 // oneDNN's convolutions on this kind of CPU compute channels last (NHWC); given plain data
 // (NCHW), each reorders its input there and its result back, at every call. A value that
-// one dnnl.conv or dnnl.pool of a region makes and that only others of the same region read,
-// as their data or as a convolution's residual, has no reader that needs it plain: it stays
-// channels last (same size, so the memory plan is unchanged).
+// one dnnl.conv, dnnl.pool, batch dnnl.norm or dnnl.binary (of rank 3 to 5) of a region makes and that only
+// others of the same region read, as their data (a binary op's full operand) or as a
+// convolution's residual, has no reader that needs it plain: it stays channels last (same
+// size, so the memory plan is unchanged).
 //
 // Assumes: partition-graph ran; the composites of a dnnl region are calls of composite
 // functions called once each.
-// Guarantees: each dnnl.conv or dnnl.pool composite whose data or result stays channels last
+// Guarantees: each such composite whose data or result stays channels last
 // has the function attribute src_layout or dst_layout = "channels_last" (dnnl.h). A
 // residual shares its convolution's result layout (oneDNN's sum reads the destination), and
 // every composite so laid out has a primitive that is not oneDNN's reference one; values for
@@ -25,13 +26,14 @@
 namespace uma::backends::dnnl {
 namespace {
 
-// A call of a dnnl.conv or dnnl.pool composite, with the parameters that are its data and
-// its residual.
+// A call of a dnnl.conv, dnnl.pool, dnnl.norm (batch) or dnnl.binary composite, with the
+// parameters that are its data (a binary op's full operand) and its residual, and the one it
+// reads plain (a binary op's broadcast operand, which may be its data too: x * x).
 struct Site {
   Node* call = nullptr;
   Function* composite = nullptr;
-  bool conv = false;
-  std::int64_t src = -1, residual = -1;
+  std::string kind;
+  std::int64_t src = -1, residual = -1, plain = -1;
 };
 
 std::int64_t param_index(const Function& composite, const Value* value) {
@@ -51,19 +53,31 @@ std::optional<Site> site_of(Node& node, const Target& target,
                             const std::unordered_map<const Function*, int>& calls) {
   Function* composite = node.callee();
   if (composite == nullptr || calls.at(composite) != 1) return std::nullopt;
-  std::optional<std::string> kind = composite->attrs().string_or_none(kCompositeAttr);
-  Site site{.call = &node, .composite = composite};
+  Site site{.call = &node,
+            .composite = composite,
+            .kind = composite->attrs().string_or_none(kCompositeAttr).value_or("")};
   std::vector<const Node*> nodes = nodes_of(*composite);
-  if (kind == "dnnl.conv") {
+  const Node* anchor = nullptr;
+  for (const Node* inner : nodes)
+    if (anchor == nullptr && !inner->is_op("constant")) anchor = inner;
+  if (anchor == nullptr) return std::nullopt;
+  if (site.kind == "dnnl.conv") {
     Expected<ConvCall> call = conv_call(nodes, target);
     if (!call) return std::nullopt;
-    site.conv = true;
-    for (const Node* inner : nodes)
-      if (inner->op_name().starts_with("nn.conv")) site.src = param_index(*composite, inner->operand(0));
+    site.src = param_index(*composite, anchor->operand(0));
     site.residual = param_index(*composite, call->epilogue.residual);
-  } else if (kind == "dnnl.pool") {
-    for (const Node* inner : nodes)
-      if (!inner->is_op("constant")) site.src = param_index(*composite, inner->operand(0));
+  } else if (site.kind == "dnnl.pool") {
+    site.src = param_index(*composite, anchor->operand(0));
+  } else if (site.kind == "dnnl.norm") {
+    Expected<NormCall> call = norm_call(nodes);
+    if (!call || call->layer || call->rank < 3) return std::nullopt;
+    site.src = param_index(*composite, anchor->operand(0));
+  } else if (site.kind == "dnnl.binary") {
+    // Channels last is a layout of data with channels and 1 to 3 spatial dimensions.
+    Expected<BinaryCall> call = binary_call(nodes);
+    if (!call || call->rank < 3) return std::nullopt;
+    site.src = param_index(*composite, anchor->operand(call->swapped ? 1 : 0));
+    site.plain = param_index(*composite, anchor->operand(call->swapped ? 0 : 1));
   } else {
     return std::nullopt;
   }
@@ -74,16 +88,28 @@ std::optional<Site> site_of(Node& node, const Target& target,
 // Whether oneDNN has a fast primitive for the site with these layouts.
 bool runs_well(const Site& site, const Target& target, Layouts layouts) {
   std::vector<const Node*> nodes = nodes_of(*site.composite);
-  if (site.conv) {
+  if (site.kind == "dnnl.conv") {
     Expected<ConvCall> call = conv_call(nodes, target);
     if (!call) return false;
     call->layouts = layouts;
-    return check_implementation("conv", conv_primitive(*call)).ok();
+    return check_implementation("conv", conv_primitive(*call, target)).ok();
+  }
+  if (site.kind == "dnnl.binary") {
+    Expected<BinaryCall> call = binary_call(nodes);
+    if (!call) return false;
+    call->layouts = layouts;
+    return check_implementation("binary", binary_primitive(*call, target)).ok();
+  }
+  if (site.kind == "dnnl.norm") {
+    Expected<NormCall> call = norm_call(nodes);
+    if (!call) return false;
+    call->layouts = layouts;
+    return check_implementation("norm", norm_primitive(*call, target)).ok();
   }
   Expected<PoolCall> call = pool_call(nodes);
   if (!call) return false;
   call->layouts = layouts;
-  return check_implementation("pool", pool_primitive(*call)).ok();
+  return check_implementation("pool", pool_primitive(*call, target)).ok();
 }
 
 // Chooses the layouts of one region's values and writes them into its composites.
@@ -105,8 +131,10 @@ bool lay_out(Function& region, const Target& target,
     bool only_sites = !result->uses().empty();
     for (const Use& use : result->uses()) {
       auto it = use.user != nullptr ? site_at.find(use.user) : site_at.end();
-      if (it == site_at.end() || (static_cast<std::int64_t>(use.index) != sites[it->second].src &&
-                                  static_cast<std::int64_t>(use.index) != sites[it->second].residual))
+      auto index = static_cast<std::int64_t>(use.index);
+      if (it == site_at.end() ||
+          (index != sites[it->second].src && index != sites[it->second].residual) ||
+          index == sites[it->second].plain)
         only_sites = false;
     }
     if (only_sites) channels_last.insert(result);

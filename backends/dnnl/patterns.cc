@@ -1,6 +1,7 @@
 // dnnl's patterns and their predicates: an anchor (a convolution of 1 to 3 spatial
 // dimensions, nn.dense, or nn.matmul) with constant weights, then up to two adds (a constant bias,
-// a residual), then one activation oneDNN fuses as a post-op. A predicate refuses what the kernel
+// a residual), then one activation oneDNN fuses as a post-op; poolings, softmaxes,
+// normalizations and binary ops alone. A predicate refuses what the kernel
 // cannot compute and what oneDNN would run with its slow reference implementation, with the reason
 // in the partition report.
 #include <fmt/format.h>
@@ -61,28 +62,48 @@ PatternPtr softmax_pattern() {
   return is_op(std::vector<std::string>{"nn.softmax", "nn.log_softmax"}, {wildcard()});
 }
 
+PatternPtr norm_pattern() { return is_op({"nn.batch_norm", "nn.layer_norm"}); }
+
+PatternPtr binary_pattern() {
+  return is_op(std::vector<std::string>{"add", "subtract", "multiply", "divide", "maximum",
+                                        "minimum"},
+               {wildcard(), wildcard()});
+}
+
 Status check_conv(const Match& match, const Target& target) {
   Expected<ConvCall> call = conv_call(match_nodes(match), target);
   if (!call) return make_error("dnnl.conv: {}", call.error().message());
-  return check_implementation("conv", conv_primitive(*call));
+  return check_implementation("conv", conv_primitive(*call, target));
 }
 
-Status check_dense(const Match& match, const Target&) {
-  Expected<DenseCall> call = dense_call(match_nodes(match));
+Status check_dense(const Match& match, const Target& target) {
+  Expected<DenseCall> call = dense_call(match_nodes(match), target);
   if (!call) return make_error("dnnl.dense: {}", call.error().message());
-  return check_implementation("dense", dense_primitive(*call));
+  return check_implementation("dense", dense_primitive(*call, target));
 }
 
-Status check_pool(const Match& match, const Target&) {
+Status check_pool(const Match& match, const Target& target) {
   Expected<PoolCall> call = pool_call(match_nodes(match));
   if (!call) return make_error("dnnl.pool: {}", call.error().message());
-  return check_implementation("pool", pool_primitive(*call));
+  return check_implementation("pool", pool_primitive(*call, target));
 }
 
-Status check_softmax(const Match& match, const Target&) {
+Status check_binary(const Match& match, const Target& target) {
+  Expected<BinaryCall> call = binary_call(match_nodes(match));
+  if (!call) return make_error("dnnl.binary: {}", call.error().message());
+  return check_implementation("binary", binary_primitive(*call, target));
+}
+
+Status check_norm(const Match& match, const Target& target) {
+  Expected<NormCall> call = norm_call(match_nodes(match));
+  if (!call) return make_error("dnnl.norm: {}", call.error().message());
+  return check_implementation("norm", norm_primitive(*call, target));
+}
+
+Status check_softmax(const Match& match, const Target& target) {
   Expected<SoftmaxCall> call = softmax_call(match_nodes(match));
   if (!call) return make_error("dnnl.softmax: {}", call.error().message());
-  return check_implementation("softmax", softmax_primitive(*call));
+  return check_implementation("softmax", softmax_primitive(*call, target));
 }
 
 }  // namespace uma::backends::dnnl

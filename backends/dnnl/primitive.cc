@@ -6,6 +6,9 @@
 #include <fmt/format.h>
 #include <oneapi/dnnl/dnnl.hpp>
 
+#include <algorithm>
+#include <limits>
+
 #include "backends/dnnl/dnnl.h"
 
 namespace uma::backends::dnnl {
@@ -42,6 +45,37 @@ Tag channels_last(std::size_t rank) {
 
 Tag plain(std::size_t rank) { return rank == 1 ? Tag::abc : rank == 2 ? Tag::abcd : Tag::abcde; }
 
+// Data of 1 to 5 dimensions (batch, channels, spatial...): plain, or channels last when it has
+// spatial ones.
+Tag data_tag(std::size_t ndims, bool last) {
+  static const Tag plain_tags[] = {Tag::a, Tag::ab, Tag::abc, Tag::abcd, Tag::abcde};
+  return last && ndims >= 3 ? channels_last(ndims - 2) : plain_tags[ndims - 1];
+}
+
+// The rank of an implementation's instruction set ("brg:avx512_core"), as the kernel ranks
+// it: 0 for plain C++ ("ref:any"), 1 + its index in kIsas, or the largest rank for a name
+// that says none (jit:uni, gemm:jit: the newest the CPU has).
+std::int64_t isa_rank(std::string_view implementation) {
+  std::string_view isa = implementation.substr(implementation.rfind(':') + 1);
+  if (isa == "any") return 0;
+  auto it = std::find(std::begin(kIsas), std::end(kIsas), isa);
+  return it == std::end(kIsas) ? std::numeric_limits<std::int64_t>::max()
+                               : (it - std::begin(kIsas)) + 1;
+}
+
+// `pd` at its first implementation within the target's max_isa (oneDNN's iterator reads the
+// op's descriptor: call it while that lives).
+template <typename PrimitiveDesc>
+PrimitiveDesc first_within(const Target& target, PrimitiveDesc pd) {
+  if (std::int64_t max_isa = max_isa_rank(target); max_isa > 0)
+    while (isa_rank(pd.impl_info_str()) > max_isa)
+      if (!pd.next_impl())
+        throw ::dnnl::error(dnnl_unimplemented,
+                            fmt::format("none within max_isa {}", kIsas[max_isa - 1]).c_str());
+  return pd;
+}
+
+// The primitive `make` describes.
 template <typename Make>
 Expected<Primitive> primitive(Make make) {
   try {
@@ -56,7 +90,7 @@ Expected<Primitive> primitive(Make make) {
 
 }  // namespace
 
-Expected<Primitive> conv_primitive(const ConvCall& call) {
+Expected<Primitive> conv_primitive(const ConvCall& call, const Target& target) {
   auto rank = static_cast<std::size_t>(call.rank);
   memory::dims src{call.batch, call.in_channels}, dst{call.batch, call.out_channels};
   memory::dims weights{call.out_channels, call.in_channels / call.groups};
@@ -78,32 +112,37 @@ Expected<Primitive> conv_primitive(const ConvCall& call) {
   bool blocked = call.algorithm == dnnl_convolution_winograd;
   Tag src_tag = call.layouts.src_channels_last && !blocked ? channels_last(rank) : Tag::any;
   Tag dst_tag = call.layouts.dst_channels_last && !blocked ? channels_last(rank) : Tag::any;
+  // With bf16, the data and weights are multiplied in bfloat16, summed in f32.
+  Dt multiplied = call.bf16 ? Dt::bf16 : Dt::f32;
   return primitive([&](const ::dnnl::engine& engine) {
     memory::desc bias =
         call.epilogue.bias != nullptr ? f32({call.out_channels}, Tag::a) : memory::desc();
     ::dnnl::convolution_forward::desc desc(
         ::dnnl::prop_kind::forward_inference, static_cast<::dnnl::algorithm>(call.algorithm),
-        f32(src, src_tag), f32(weights, Tag::any), bias, f32(dst, dst_tag), strides, dilation,
-        pad_begin, pad_end);
+        memory::desc(src, multiplied, src_tag), memory::desc(weights, multiplied, Tag::any), bias,
+        f32(dst, dst_tag), strides, dilation, pad_begin, pad_end);
     memory::desc in_place = dst_tag == Tag::any ? memory::desc() : f32(dst, dst_tag);
-    return ::dnnl::convolution_forward::primitive_desc(desc, attributes(call.epilogue, in_place),
-                                                       engine);
+    return first_within(target, ::dnnl::convolution_forward::primitive_desc(
+                                    desc, attributes(call.epilogue, in_place), engine));
   });
 }
 
-Expected<Primitive> dense_primitive(const DenseCall& call) {
+Expected<Primitive> dense_primitive(const DenseCall& call, const Target& target) {
   return primitive([&](const ::dnnl::engine& engine) {
     memory::desc bias =
         call.epilogue.bias != nullptr ? f32({call.out_features}, Tag::a) : memory::desc();
-    ::dnnl::inner_product_forward::desc desc(::dnnl::prop_kind::forward_inference,
-                                             f32({call.batch, call.in_features}, Tag::ab),
-                                             f32({call.out_features, call.in_features}, Tag::any),
-                                             bias, f32({call.batch, call.out_features}, Tag::ab));
-    return ::dnnl::inner_product_forward::primitive_desc(desc, attributes(call.epilogue), engine);
+    Dt multiplied = call.bf16 ? Dt::bf16 : Dt::f32;
+    ::dnnl::inner_product_forward::desc desc(
+        ::dnnl::prop_kind::forward_inference,
+        memory::desc({call.batch, call.in_features}, multiplied, Tag::ab),
+        memory::desc({call.out_features, call.in_features}, multiplied, Tag::any), bias,
+        f32({call.batch, call.out_features}, Tag::ab));
+    return first_within(target, ::dnnl::inner_product_forward::primitive_desc(
+                                    desc, attributes(call.epilogue), engine));
   });
 }
 
-Expected<Primitive> pool_primitive(const PoolCall& call) {
+Expected<Primitive> pool_primitive(const PoolCall& call, const Target& target) {
   auto rank = static_cast<std::size_t>(call.rank);
   memory::dims src{call.batch, call.channels}, dst{call.batch, call.channels};
   memory::dims kernel, strides, dilation, pad_begin, pad_end;
@@ -122,18 +161,57 @@ Expected<Primitive> pool_primitive(const PoolCall& call) {
     ::dnnl::pooling_v2_forward::desc desc(
         ::dnnl::prop_kind::forward_inference, static_cast<::dnnl::algorithm>(call.algorithm),
         f32(src, tag), f32(dst, tag), strides, kernel, dilation, pad_begin, pad_end);
-    return ::dnnl::pooling_v2_forward::primitive_desc(desc, attributes({}), engine);
+    return first_within(target,
+                        ::dnnl::pooling_v2_forward::primitive_desc(desc, attributes({}), engine));
   });
 }
 
-Expected<Primitive> softmax_primitive(const SoftmaxCall& call) {
+Expected<Primitive> softmax_primitive(const SoftmaxCall& call, const Target& target) {
   return primitive([&](const ::dnnl::engine& engine) {
     memory::desc data = f32({call.outer, call.axis, call.inner}, Tag::abc);
     ::dnnl::softmax_v2_forward::desc desc(
         ::dnnl::prop_kind::forward_inference,
         call.log ? ::dnnl::algorithm::softmax_log : ::dnnl::algorithm::softmax_accurate, data, data,
         1);
-    return ::dnnl::softmax_v2_forward::primitive_desc(desc, attributes({}), engine);
+    return first_within(target,
+                        ::dnnl::softmax_v2_forward::primitive_desc(desc, attributes({}), engine));
+  });
+}
+
+Expected<Primitive> binary_primitive(const BinaryCall& call, const Target& target) {
+  auto rank = static_cast<std::size_t>(call.rank);
+  memory::dims dims(call.dims, call.dims + rank), broadcast(call.broadcast, call.broadcast + rank);
+  // Computed in the full operand's layout (the kernel reorders a result laid out otherwise);
+  // the broadcast operand is plain.
+  Tag plain_tag = data_tag(rank, false);
+  Tag tag = data_tag(rank, call.layouts.src_channels_last);
+  return primitive([&](const ::dnnl::engine& engine) {
+    ::dnnl::binary::desc desc(static_cast<::dnnl::algorithm>(call.algorithm), f32(dims, tag),
+                              f32(broadcast, plain_tag), f32(dims, tag));
+    return first_within(target, ::dnnl::binary::primitive_desc(desc, attributes({}), engine));
+  });
+}
+
+Expected<Primitive> norm_primitive(const NormCall& call, const Target& target) {
+  return primitive([&](const ::dnnl::engine& engine) {
+    using Flags = ::dnnl::normalization_flags;
+    if (call.layer) {
+      Flags flags = Flags::use_scale | (call.has_shift ? Flags::use_shift : Flags::none);
+      ::dnnl::layer_normalization_forward::desc desc(::dnnl::prop_kind::forward_inference,
+                                                     f32({call.outer, call.inner}, Tag::ab),
+                                                     call.epsilon, flags);
+      return ::dnnl::primitive_desc(first_within(
+          target,
+          ::dnnl::layer_normalization_forward::primitive_desc(desc, attributes({}), engine)));
+    }
+    auto rank = static_cast<std::size_t>(call.rank);
+    Tag tag = data_tag(rank, call.layouts.src_channels_last);
+    ::dnnl::batch_normalization_forward::desc desc(
+        ::dnnl::prop_kind::forward_inference,
+        f32(memory::dims(call.dims, call.dims + rank), tag), call.epsilon,
+        Flags::use_global_stats | Flags::use_scale | Flags::use_shift);
+    return ::dnnl::primitive_desc(first_within(
+        target, ::dnnl::batch_normalization_forward::primitive_desc(desc, attributes({}), engine)));
   });
 }
 

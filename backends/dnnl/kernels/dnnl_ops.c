@@ -40,12 +40,17 @@ typedef struct dnnl_kernel_op {
   dnnl_primitive_t primitive;
   // The primitive's own memories (its layouts), and the plain ones of the caller.
   dnnl_memory_t src, weights, bias, dst, scratchpad;
+  // A normalization's parameters (scale, shift, mean, variance), read where the caller has
+  // them: the executor's arguments DNNL_ARG_<extra_args[i]>.
+  dnnl_memory_t extras[4];
+  int extra_args[4], num_extras;
+  // user_residual: a sum's or binary add's residual, or a binary op's second operand.
   dnnl_memory_t user_src, user_dst, user_residual;
   // Plain <-> the primitive's layouts; null when the layouts are the same.
   dnnl_primitive_t src_reorder, dst_reorder, sum_reorder;
   void* buffers[5];  // src, weights, bias, dst, scratchpad data the op owns
   size_t dst_bytes;
-  int has_bias, has_sum, binary_residual;
+  int has_bias, has_sum, binary_residual, binary_op;
   int caller_scratchpad;  // the scratchpad is the caller's, given at each run
 } dnnl_kernel_op;
 
@@ -62,6 +67,7 @@ static void dnnl_kernel_free_op(dnnl_kernel_op* op) {
                               op->scratchpad, op->user_src, op->user_dst, op->user_residual};
   for (size_t i = 0; i < sizeof memories / sizeof memories[0]; ++i)
     if (memories[i] != NULL) dnnl_memory_destroy(memories[i]);
+  for (int i = 0; i < op->num_extras; ++i) dnnl_memory_destroy(op->extras[i]);
   for (size_t i = 0; i < sizeof op->buffers / sizeof op->buffers[0]; ++i) free(op->buffers[i]);
   if (op->stream != NULL) dnnl_stream_destroy(op->stream);
   if (op->engine != NULL) dnnl_engine_destroy(op->engine);
@@ -173,9 +179,11 @@ static int32_t dnnl_kernel_finish_init(dnnl_kernel_op* op, dnnl_primitive_desc_t
   return DNNL_KERNEL_STATUS_BASE + (int32_t)status;
 }
 
-// One run: src → the primitive → dst, adding `residual` first when the op has a sum.
-static int32_t dnnl_kernel_execute(dnnl_kernel_op* op, const float* src, const float* residual,
-                                   float* dst, void* scratchpad) {
+// One run: src → the primitive → dst, adding `residual` first when the op has a sum; for a
+// binary op, `residual` is its second operand; `extras`, the op's extra memories' data.
+static int32_t dnnl_kernel_execute_with(dnnl_kernel_op* op, const float* src,
+                                        const float* residual, float* dst, void* scratchpad,
+                                        const float* const* extras) {
   if (op == NULL || src == NULL || dst == NULL || (op->has_sum && residual == NULL) ||
       (op->caller_scratchpad && scratchpad == NULL))
     return DNNL_KERNEL_BAD_ARGUMENTS;
@@ -189,9 +197,18 @@ static int32_t dnnl_kernel_execute(dnnl_kernel_op* op, const float* src, const f
     src_memory = op->src;
   }
   if (op->dst_reorder != NULL) dst_memory = op->dst;
-  dnnl_exec_arg_t args[6] = {{DNNL_ARG_SRC, src_memory}, {DNNL_ARG_DST, dst_memory}};
+  dnnl_exec_arg_t args[10] = {{DNNL_ARG_SRC, src_memory}, {DNNL_ARG_DST, dst_memory}};
   int nargs = 2;
-  if (status == dnnl_success && op->has_sum && op->binary_residual) {
+  for (int i = 0; i < op->num_extras && status == dnnl_success; ++i) {
+    if (extras[i] == NULL) return DNNL_KERNEL_BAD_ARGUMENTS;
+    status = dnnl_memory_set_data_handle(op->extras[i], (void*)extras[i]);
+    args[nargs++] = (dnnl_exec_arg_t){op->extra_args[i], op->extras[i]};
+  }
+  if (status == dnnl_success && op->binary_op) {
+    if (residual == NULL) return DNNL_KERNEL_BAD_ARGUMENTS;
+    status = dnnl_memory_set_data_handle(op->user_residual, (void*)residual);
+    args[nargs++] = (dnnl_exec_arg_t){DNNL_ARG_SRC_1, op->user_residual};
+  } else if (status == dnnl_success && op->has_sum && op->binary_residual) {
     status = dnnl_memory_set_data_handle(op->user_residual, (void*)residual);
     args[nargs++] =
         (dnnl_exec_arg_t){DNNL_ARG_ATTR_MULTIPLE_POST_OP(0) | DNNL_ARG_SRC_1, op->user_residual};
@@ -212,6 +229,11 @@ static int32_t dnnl_kernel_execute(dnnl_kernel_op* op, const float* src, const f
     status = dnnl_kernel_run_reorder(op->dst_reorder, op->stream, op->dst, op->user_dst);
   if (status == dnnl_success) status = dnnl_stream_wait(op->stream);
   return status == dnnl_success ? 0 : DNNL_KERNEL_STATUS_BASE + (int32_t)status;
+}
+
+static int32_t dnnl_kernel_execute(dnnl_kernel_op* op, const float* src, const float* residual,
+                                   float* dst, void* scratchpad) {
+  return dnnl_kernel_execute_with(op, src, residual, dst, scratchpad, NULL);
 }
 
 // A new op in `slot` with its engine, stream, and the attributes every primitive gets: a
@@ -249,6 +271,49 @@ static dnnl_status_t dnnl_kernel_new_op(void* slot, dnnl_kernel_op** made,
   return status;
 }
 
+// oneDNN's instruction sets, in order: an implementation named "<kind>:<isa>" uses no newer
+// one than the rank of <isa>; "any" (plain C++) none; a name not here (jit:uni, gemm:jit)
+// the newest the CPU has. The target attribute max_isa is given as such a rank, 0 for no
+// limit (backends/dnnl/primitive.cc ranks the same names).
+static int64_t dnnl_kernel_isa_rank(const char* implementation) {
+  static const char* const isas[] = {"sse41",       "avx",         "avx2",
+                                     "avx2_vnni",   "avx512_core", "avx512_core_vnni",
+                                     "avx512_core_bf16", "avx512_core_amx"};
+  const char* isa = strrchr(implementation, ':');
+  isa = isa != NULL ? isa + 1 : implementation;
+  if (strcmp(isa, "any") == 0) return 0;
+  for (size_t i = 0; i < sizeof isas / sizeof isas[0]; ++i)
+    if (strcmp(isa, isas[i]) == 0) return (int64_t)i + 1;
+  return INT64_MAX;
+}
+
+// The first of oneDNN's implementations of `desc` (in its order of preference) whose
+// instruction set is within `max_isa`.
+static dnnl_status_t dnnl_kernel_first_within(dnnl_primitive_desc_t* pd, const_dnnl_op_desc_t desc,
+                                              const_dnnl_primitive_attr_t attr,
+                                              dnnl_engine_t engine, int64_t max_isa) {
+  if (max_isa == 0) return dnnl_primitive_desc_create(pd, desc, attr, engine, NULL);
+  dnnl_primitive_desc_iterator_t it = NULL;
+  dnnl_status_t status = dnnl_primitive_desc_iterator_create(&it, desc, attr, engine, NULL);
+  while (status == dnnl_success) {
+    dnnl_primitive_desc_t candidate = dnnl_primitive_desc_iterator_fetch(it);
+    const char* implementation = "";
+    if (candidate == NULL) {
+      status = dnnl_runtime_error;
+      break;
+    }
+    dnnl_primitive_desc_query(candidate, dnnl_query_impl_info_str, 0, &implementation);
+    if (dnnl_kernel_isa_rank(implementation) <= max_isa) {
+      *pd = candidate;
+      break;
+    }
+    dnnl_primitive_desc_destroy(candidate);
+    status = dnnl_primitive_desc_iterator_next(it);
+  }
+  if (it != NULL) dnnl_primitive_desc_iterator_destroy(it);
+  return status == dnnl_iterator_ends ? dnnl_unimplemented : status;
+}
+
 // The primitive descriptor of `desc` with `attr` (destroyed here), when `status`, that of
 // the steps before, is a success; then the rest of the init. On failure the slot's op is
 // released.
@@ -258,10 +323,9 @@ static int32_t dnnl_kernel_create(void* slot, dnnl_kernel_op* op, dnnl_primitive
                                   const dnnl_memory_desc_t* user_weights_md,
                                   const dnnl_memory_desc_t* bias_md,
                                   const dnnl_memory_desc_t* user_dst_md, const float* weights,
-                                  const float* bias, int64_t scratchpad_bytes) {
+                                  const float* bias, int64_t max_isa, int64_t scratchpad_bytes) {
   dnnl_primitive_desc_t pd = NULL;
-  if (status == dnnl_success)
-    status = dnnl_primitive_desc_create(&pd, desc, attr, op->engine, NULL);
+  if (status == dnnl_success) status = dnnl_kernel_first_within(&pd, desc, attr, op->engine, max_isa);
   if (attr != NULL) dnnl_primitive_attr_destroy(attr);
   if (status != dnnl_success) {
     if (op != NULL) dnnl_kernel_release(slot);
@@ -295,8 +359,8 @@ static dnnl_format_tag_t dnnl_kernel_data_tag(int ndims, int64_t channels_last) 
       int64_t dilation0, int64_t dilation1, int64_t dilation2, int64_t pad_begin0,                 \
       int64_t pad_begin1, int64_t pad_begin2, int64_t pad_end0, int64_t pad_end1,                  \
       int64_t pad_end2, int64_t algorithm, int64_t src_layout, int64_t dst_layout,                 \
-      int64_t has_sum, int64_t eltwise, float alpha, float beta, int64_t scratchpad_bytes,         \
-      void *scratchpad
+      int64_t has_sum, int64_t eltwise, float alpha, float beta, int64_t bf16, int64_t max_isa,    \
+      int64_t scratchpad_bytes, void *scratchpad
 
 int32_t dnnl_kernel_conv_init(DNNL_KERNEL_CONV_PARAMS);
 int32_t dnnl_kernel_conv_init(DNNL_KERNEL_CONV_PARAMS) {
@@ -346,16 +410,19 @@ int32_t dnnl_kernel_conv_init(DNNL_KERNEL_CONV_PARAMS) {
                                           dnnl_kernel_plain_tag(weights_ndims));
   if (status == dnnl_success)
     status = dnnl_memory_desc_init_by_tag(&bias_md, 1, bias_dims, dnnl_f32, dnnl_a);
+  // With bf16, the data and the weights are multiplied in bfloat16 (the data reordered into
+  // it at each run, the weights once), summed and returned in f32.
+  const dnnl_data_type_t multiplied = bf16 ? dnnl_bf16 : dnnl_f32;
   if (status == dnnl_success)
     status = dnnl_memory_desc_init_by_tag(
-        &any_src, ndims, src_dims, dnnl_f32,
+        &any_src, ndims, src_dims, multiplied,
         src_layout && !blocked ? dnnl_kernel_data_tag(ndims, 1) : dnnl_format_tag_any);
   if (status == dnnl_success)
     status = dnnl_memory_desc_init_by_tag(
         &any_dst, ndims, dst_dims, dnnl_f32,
         dst_layout && !blocked ? dnnl_kernel_data_tag(ndims, 1) : dnnl_format_tag_any);
   if (status == dnnl_success)
-    status = dnnl_memory_desc_init_by_tag(&any_weights, weights_ndims, weights_dims, dnnl_f32,
+    status = dnnl_memory_desc_init_by_tag(&any_weights, weights_ndims, weights_dims, multiplied,
                                           dnnl_format_tag_any);
   dnnl_convolution_desc_t desc;
   if (status == dnnl_success)
@@ -363,7 +430,7 @@ int32_t dnnl_kernel_conv_init(DNNL_KERNEL_CONV_PARAMS) {
         &desc, dnnl_forward_inference, (dnnl_alg_kind_t)algorithm, &any_src, &any_weights,
         bias != NULL ? &bias_md : NULL, &any_dst, strides, dilations, pad_begin, pad_end);
   return dnnl_kernel_create(slot, op, attr, status, &desc, &user_src, &user_weights, &bias_md,
-                            &user_dst, weights, bias, scratchpad_bytes);
+                            &user_dst, weights, bias, max_isa, scratchpad_bytes);
 }
 
 int32_t dnnl_kernel_conv(DNNL_KERNEL_CONV_PARAMS);
@@ -373,8 +440,8 @@ int32_t dnnl_kernel_conv(DNNL_KERNEL_CONV_PARAMS) {
       (void)out1, (void)out2, (void)stride0, (void)stride1, (void)stride2, (void)dilation0,
       (void)dilation1, (void)dilation2, (void)pad_begin0, (void)pad_begin1, (void)pad_begin2,
       (void)pad_end0, (void)pad_end1, (void)pad_end2, (void)algorithm, (void)src_layout,
-      (void)dst_layout, (void)has_sum, (void)eltwise, (void)alpha, (void)beta,
-      (void)scratchpad_bytes;
+      (void)dst_layout, (void)has_sum, (void)eltwise, (void)alpha, (void)beta, (void)bf16,
+      (void)max_isa, (void)scratchpad_bytes;
   return dnnl_kernel_execute(*(dnnl_kernel_op**)slot, src, residual, dst, scratchpad);
 }
 
@@ -385,7 +452,7 @@ int32_t dnnl_kernel_conv(DNNL_KERNEL_CONV_PARAMS) {
   void *slot, const float *src, const float *weights, const float *bias, const float *residual, \
       float *dst, int64_t batch, int64_t in_features, int64_t out_features,                     \
       int64_t weights_in_out, int64_t has_sum, int64_t eltwise, float alpha, float beta,          \
-      int64_t scratchpad_bytes, void *scratchpad
+      int64_t bf16, int64_t max_isa, int64_t scratchpad_bytes, void *scratchpad
 
 int32_t dnnl_kernel_dense_init(DNNL_KERNEL_DENSE_PARAMS);
 int32_t dnnl_kernel_dense_init(DNNL_KERNEL_DENSE_PARAMS) {
@@ -399,33 +466,38 @@ int32_t dnnl_kernel_dense_init(DNNL_KERNEL_DENSE_PARAMS) {
   dnnl_primitive_attr_t attr = NULL;
   dnnl_status_t status =
       dnnl_kernel_new_op(slot, &op, &attr, bias != NULL, has_sum, NULL, eltwise, alpha, beta);
-  dnnl_memory_desc_t user_src, user_weights, user_dst, bias_md, any_weights;
+  // With bf16, as for a convolution.
+  const dnnl_data_type_t multiplied = bf16 ? dnnl_bf16 : dnnl_f32;
+  dnnl_memory_desc_t user_src, user_weights, user_dst, bias_md, any_weights, product_src;
   if (status == dnnl_success)
     status = dnnl_memory_desc_init_by_tag(&user_src, 2, src_dims, dnnl_f32, dnnl_ab);
+  if (status == dnnl_success)
+    status = dnnl_memory_desc_init_by_tag(&product_src, 2, src_dims, multiplied, dnnl_ab);
   if (status == dnnl_success)
     status = dnnl_memory_desc_init_by_tag(&user_dst, 2, dst_dims, dnnl_f32, dnnl_ab);
   if (status == dnnl_success)
     status = dnnl_memory_desc_init_by_tag(&user_weights, 2, weights_dims, dnnl_f32,
                                           weights_in_out ? dnnl_ba : dnnl_ab);
   if (status == dnnl_success)
-    status =
-        dnnl_memory_desc_init_by_tag(&any_weights, 2, weights_dims, dnnl_f32, dnnl_format_tag_any);
+    status = dnnl_memory_desc_init_by_tag(&any_weights, 2, weights_dims, multiplied,
+                                          dnnl_format_tag_any);
   if (status == dnnl_success)
     status = dnnl_memory_desc_init_by_tag(&bias_md, 1, bias_dims, dnnl_f32, dnnl_a);
   dnnl_inner_product_desc_t desc;
   if (status == dnnl_success)
     status =
-        dnnl_inner_product_forward_desc_init(&desc, dnnl_forward_inference, &user_src, &any_weights,
-                                             bias != NULL ? &bias_md : NULL, &user_dst);
+        dnnl_inner_product_forward_desc_init(&desc, dnnl_forward_inference, &product_src,
+                                             &any_weights, bias != NULL ? &bias_md : NULL,
+                                             &user_dst);
   return dnnl_kernel_create(slot, op, attr, status, &desc, &user_src, &user_weights, &bias_md,
-                            &user_dst, weights, bias, scratchpad_bytes);
+                            &user_dst, weights, bias, max_isa, scratchpad_bytes);
 }
 
 int32_t dnnl_kernel_dense(DNNL_KERNEL_DENSE_PARAMS);
 int32_t dnnl_kernel_dense(DNNL_KERNEL_DENSE_PARAMS) {
   (void)weights, (void)bias, (void)batch, (void)in_features, (void)out_features,
       (void)weights_in_out, (void)has_sum, (void)eltwise, (void)alpha, (void)beta,
-      (void)scratchpad_bytes;
+      (void)bf16, (void)max_isa, (void)scratchpad_bytes;
   return dnnl_kernel_execute(*(dnnl_kernel_op**)slot, src, residual, dst, scratchpad);
 }
 
@@ -438,7 +510,7 @@ int32_t dnnl_kernel_dense(DNNL_KERNEL_DENSE_PARAMS) {
       int64_t dilation0, int64_t dilation1, int64_t dilation2, int64_t pad_begin0,             \
       int64_t pad_begin1, int64_t pad_begin2, int64_t pad_end0, int64_t pad_end1,              \
       int64_t pad_end2, int64_t algorithm, int64_t src_layout, int64_t dst_layout,             \
-      int64_t scratchpad_bytes, void *scratchpad
+      int64_t max_isa, int64_t scratchpad_bytes, void *scratchpad
 
 int32_t dnnl_kernel_pool_init(DNNL_KERNEL_POOL_PARAMS);
 int32_t dnnl_kernel_pool_init(DNNL_KERNEL_POOL_PARAMS) {
@@ -476,7 +548,7 @@ int32_t dnnl_kernel_pool_init(DNNL_KERNEL_POOL_PARAMS) {
                                                (dnnl_alg_kind_t)algorithm, &user_src, &pool_dst,
                                                strides, kernel, dilations, pad_begin, pad_end);
   return dnnl_kernel_create(slot, op, attr, status, &desc, &user_src, NULL, NULL, &user_dst, NULL,
-                            NULL, scratchpad_bytes);
+                            NULL, max_isa, scratchpad_bytes);
 }
 
 int32_t dnnl_kernel_pool(DNNL_KERNEL_POOL_PARAMS);
@@ -485,7 +557,7 @@ int32_t dnnl_kernel_pool(DNNL_KERNEL_POOL_PARAMS) {
       (void)k2, (void)out0, (void)out1, (void)out2, (void)stride0, (void)stride1, (void)stride2,
       (void)dilation0, (void)dilation1, (void)dilation2, (void)pad_begin0, (void)pad_begin1,
       (void)pad_begin2, (void)pad_end0, (void)pad_end1, (void)pad_end2, (void)algorithm,
-      (void)src_layout, (void)dst_layout, (void)scratchpad_bytes;
+      (void)src_layout, (void)dst_layout, (void)max_isa, (void)scratchpad_bytes;
   return dnnl_kernel_execute(*(dnnl_kernel_op**)slot, src, NULL, dst, scratchpad);
 }
 
@@ -493,7 +565,7 @@ int32_t dnnl_kernel_pool(DNNL_KERNEL_POOL_PARAMS) {
 
 #define DNNL_KERNEL_SOFTMAX_PARAMS \
   void *slot, const float *src, float *dst, int64_t outer, int64_t axis, int64_t inner, int64_t log, \
-      int64_t scratchpad_bytes, void *scratchpad
+      int64_t max_isa, int64_t scratchpad_bytes, void *scratchpad
 
 int32_t dnnl_kernel_softmax_init(DNNL_KERNEL_SOFTMAX_PARAMS);
 int32_t dnnl_kernel_softmax_init(DNNL_KERNEL_SOFTMAX_PARAMS) {
@@ -511,11 +583,159 @@ int32_t dnnl_kernel_softmax_init(DNNL_KERNEL_SOFTMAX_PARAMS) {
     status = dnnl_softmax_v2_forward_desc_init(
         &desc, dnnl_forward_inference, log ? dnnl_softmax_log : dnnl_softmax_accurate, &md, &md, 1);
   return dnnl_kernel_create(slot, op, attr, status, &desc, &md, NULL, NULL, &md, NULL, NULL,
-                            scratchpad_bytes);
+                            max_isa, scratchpad_bytes);
 }
 
 int32_t dnnl_kernel_softmax(DNNL_KERNEL_SOFTMAX_PARAMS);
 int32_t dnnl_kernel_softmax(DNNL_KERNEL_SOFTMAX_PARAMS) {
-  (void)outer, (void)axis, (void)inner, (void)log, (void)scratchpad_bytes;
+  (void)outer, (void)axis, (void)inner, (void)log, (void)max_isa, (void)scratchpad_bytes;
   return dnnl_kernel_execute(*(dnnl_kernel_op**)slot, src, NULL, dst, scratchpad);
+}
+
+// ---- binary: src (any rank up to 5) op src1, broadcast to it (dimensions equal or 1) ----
+
+#define DNNL_KERNEL_BINARY_PARAMS                                                                  \
+  void *slot, const float *src, const float *src1, float *dst, int64_t rank, int64_t d0,          \
+      int64_t d1, int64_t d2, int64_t d3, int64_t d4, int64_t b0, int64_t b1, int64_t b2,         \
+      int64_t b3, int64_t b4, int64_t algorithm, int64_t src_layout, int64_t dst_layout,          \
+      int64_t max_isa, int64_t scratchpad_bytes, void *scratchpad
+
+int32_t dnnl_kernel_binary_init(DNNL_KERNEL_BINARY_PARAMS);
+int32_t dnnl_kernel_binary_init(DNNL_KERNEL_BINARY_PARAMS) {
+  (void)src, (void)src1, (void)dst, (void)scratchpad;
+  if (rank < 1 || rank > 5) return DNNL_KERNEL_BAD_ARGUMENTS;
+  const dnnl_dims_t dims = {d0, d1, d2, d3, d4}, broadcast = {b0, b1, b2, b3, b4};
+  const int ndims = (int)rank;
+  dnnl_kernel_op* op = NULL;
+  dnnl_primitive_attr_t attr = NULL;
+  dnnl_status_t status = dnnl_kernel_new_op(slot, &op, &attr, 0, 0, NULL, 0, 0.0f, 0.0f);
+  if (op != NULL) op->binary_op = 1;
+  // Computed in the full operand's layout; a result the caller lays out otherwise is
+  // reordered. The broadcast operand is plain.
+  dnnl_memory_desc_t user_src, src1_md, user_dst, binary_dst;
+  if (status == dnnl_success)
+    status = dnnl_memory_desc_init_by_tag(&user_src, ndims, dims, dnnl_f32,
+                                          dnnl_kernel_data_tag(ndims, src_layout));
+  if (status == dnnl_success)
+    status = dnnl_memory_desc_init_by_tag(&src1_md, ndims, broadcast, dnnl_f32,
+                                          dnnl_kernel_plain_tag(ndims));
+  if (status == dnnl_success)
+    status = dnnl_memory_desc_init_by_tag(&user_dst, ndims, dims, dnnl_f32,
+                                          dnnl_kernel_data_tag(ndims, dst_layout));
+  if (status == dnnl_success)
+    status = dnnl_memory_desc_init_by_tag(&binary_dst, ndims, dims, dnnl_f32,
+                                          dnnl_kernel_data_tag(ndims, src_layout));
+  if (status == dnnl_success)
+    status = dnnl_memory_create(&op->user_residual, &src1_md, op->engine, DNNL_MEMORY_NONE);
+  dnnl_binary_desc_t desc;
+  if (status == dnnl_success)
+    status = dnnl_binary_desc_init(&desc, (dnnl_alg_kind_t)algorithm, &user_src, &src1_md,
+                                   &binary_dst);
+  return dnnl_kernel_create(slot, op, attr, status, &desc, &user_src, NULL, NULL, &user_dst, NULL,
+                            NULL, max_isa, scratchpad_bytes);
+}
+
+int32_t dnnl_kernel_binary(DNNL_KERNEL_BINARY_PARAMS);
+int32_t dnnl_kernel_binary(DNNL_KERNEL_BINARY_PARAMS) {
+  (void)rank, (void)d0, (void)d1, (void)d2, (void)d3, (void)d4, (void)b0, (void)b1, (void)b2,
+      (void)b3, (void)b4, (void)algorithm, (void)src_layout, (void)dst_layout,
+      (void)max_isa, (void)scratchpad_bytes;
+  return dnnl_kernel_execute(*(dnnl_kernel_op**)slot, src, src1, dst, scratchpad);
+}
+
+// An extra memory of `md` for the executor's argument `arg` (its data given at each run).
+static dnnl_status_t dnnl_kernel_add_extra(dnnl_kernel_op* op, int arg,
+                                           const dnnl_memory_desc_t* md) {
+  dnnl_status_t status = dnnl_memory_create(&op->extras[op->num_extras], md, op->engine,
+                                            DNNL_MEMORY_NONE);
+  if (status == dnnl_success) op->extra_args[op->num_extras++] = arg;
+  return status;
+}
+
+// ---- batch normalization (inference: the given mean and variance, scale and shift), the
+// channels along axis 1 of up to 5 dimensions ----
+
+#define DNNL_KERNEL_BATCH_NORM_PARAMS                                                             \
+  void *slot, const float *src, const float *scale, const float *shift, const float *mean,        \
+      const float *variance, float *dst, int64_t rank, int64_t d0, int64_t d1, int64_t d2,       \
+      int64_t d3, int64_t d4, float epsilon, int64_t src_layout, int64_t dst_layout,             \
+      int64_t max_isa, int64_t scratchpad_bytes, void *scratchpad
+
+int32_t dnnl_kernel_batch_norm_init(DNNL_KERNEL_BATCH_NORM_PARAMS);
+int32_t dnnl_kernel_batch_norm_init(DNNL_KERNEL_BATCH_NORM_PARAMS) {
+  (void)src, (void)scale, (void)shift, (void)mean, (void)variance, (void)dst, (void)scratchpad;
+  if (rank < 2 || rank > 5) return DNNL_KERNEL_BAD_ARGUMENTS;
+  const dnnl_dims_t dims = {d0, d1, d2, d3, d4}, channels = {d1};
+  const int ndims = (int)rank;
+  dnnl_kernel_op* op = NULL;
+  dnnl_primitive_attr_t attr = NULL;
+  dnnl_status_t status = dnnl_kernel_new_op(slot, &op, &attr, 0, 0, NULL, 0, 0.0f, 0.0f);
+  // Computed in the data's layout; a result the caller lays out otherwise is reordered.
+  dnnl_memory_desc_t user_src, user_dst, per_channel;
+  if (status == dnnl_success)
+    status = dnnl_memory_desc_init_by_tag(&user_src, ndims, dims, dnnl_f32,
+                                          dnnl_kernel_data_tag(ndims, src_layout));
+  if (status == dnnl_success)
+    status = dnnl_memory_desc_init_by_tag(&user_dst, ndims, dims, dnnl_f32,
+                                          dnnl_kernel_data_tag(ndims, dst_layout));
+  if (status == dnnl_success)
+    status = dnnl_memory_desc_init_by_tag(&per_channel, 1, channels, dnnl_f32, dnnl_a);
+  const int args[] = {DNNL_ARG_SCALE, DNNL_ARG_SHIFT, DNNL_ARG_MEAN, DNNL_ARG_VARIANCE};
+  for (int i = 0; i < 4 && status == dnnl_success; ++i)
+    status = dnnl_kernel_add_extra(op, args[i], &per_channel);
+  dnnl_batch_normalization_desc_t desc;
+  if (status == dnnl_success)
+    status = dnnl_batch_normalization_forward_desc_init(
+        &desc, dnnl_forward_inference, &user_src, epsilon,
+        dnnl_use_global_stats | dnnl_use_scale | dnnl_use_shift);
+  return dnnl_kernel_create(slot, op, attr, status, &desc, &user_src, NULL, NULL, &user_dst, NULL,
+                            NULL, max_isa, scratchpad_bytes);
+}
+
+int32_t dnnl_kernel_batch_norm(DNNL_KERNEL_BATCH_NORM_PARAMS);
+int32_t dnnl_kernel_batch_norm(DNNL_KERNEL_BATCH_NORM_PARAMS) {
+  (void)rank, (void)d0, (void)d1, (void)d2, (void)d3, (void)d4, (void)epsilon, (void)src_layout,
+      (void)dst_layout, (void)max_isa, (void)scratchpad_bytes;
+  const float* extras[] = {scale, shift, mean, variance};
+  return dnnl_kernel_execute_with(*(dnnl_kernel_op**)slot, src, NULL, dst, scratchpad, extras);
+}
+
+// ---- layer normalization over the inner elements of [outer, inner], with a scale and
+// (with has_shift) a shift of one value per inner element ----
+
+#define DNNL_KERNEL_LAYER_NORM_PARAMS                                                           \
+  void *slot, const float *src, const float *scale, const float *shift, float *dst,             \
+      int64_t outer, int64_t inner, int64_t has_shift, float epsilon, int64_t max_isa,           \
+      int64_t scratchpad_bytes, void *scratchpad
+
+int32_t dnnl_kernel_layer_norm_init(DNNL_KERNEL_LAYER_NORM_PARAMS);
+int32_t dnnl_kernel_layer_norm_init(DNNL_KERNEL_LAYER_NORM_PARAMS) {
+  (void)src, (void)scale, (void)shift, (void)dst, (void)scratchpad;
+  if (outer < 1 || inner < 1) return DNNL_KERNEL_BAD_ARGUMENTS;
+  const dnnl_dims_t dims = {outer, inner}, params = {inner};
+  dnnl_kernel_op* op = NULL;
+  dnnl_primitive_attr_t attr = NULL;
+  dnnl_status_t status = dnnl_kernel_new_op(slot, &op, &attr, 0, 0, NULL, 0, 0.0f, 0.0f);
+  dnnl_memory_desc_t data, per_element;
+  if (status == dnnl_success)
+    status = dnnl_memory_desc_init_by_tag(&data, 2, dims, dnnl_f32, dnnl_ab);
+  if (status == dnnl_success)
+    status = dnnl_memory_desc_init_by_tag(&per_element, 1, params, dnnl_f32, dnnl_a);
+  if (status == dnnl_success) status = dnnl_kernel_add_extra(op, DNNL_ARG_SCALE, &per_element);
+  if (status == dnnl_success && has_shift)
+    status = dnnl_kernel_add_extra(op, DNNL_ARG_SHIFT, &per_element);
+  dnnl_layer_normalization_desc_t desc;
+  if (status == dnnl_success)
+    status = dnnl_layer_normalization_forward_desc_init(
+        &desc, dnnl_forward_inference, &data, NULL, epsilon,
+        dnnl_use_scale | (has_shift ? dnnl_use_shift : 0));
+  return dnnl_kernel_create(slot, op, attr, status, &desc, &data, NULL, NULL, &data, NULL, NULL,
+                            max_isa, scratchpad_bytes);
+}
+
+int32_t dnnl_kernel_layer_norm(DNNL_KERNEL_LAYER_NORM_PARAMS);
+int32_t dnnl_kernel_layer_norm(DNNL_KERNEL_LAYER_NORM_PARAMS) {
+  (void)outer, (void)inner, (void)has_shift, (void)epsilon, (void)max_isa, (void)scratchpad_bytes;
+  const float* extras[] = {scale, shift};
+  return dnnl_kernel_execute_with(*(dnnl_kernel_op**)slot, src, NULL, dst, scratchpad, extras);
 }

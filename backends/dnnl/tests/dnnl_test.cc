@@ -1,6 +1,8 @@
 // The dnnl backend: convolutions and dense layers with their epilogues built with oneDNN
 // against the reference interpreter and the host's loops, what the partition claims and why
 // it refuses, the load-time state in the generated code, and dnnl beside vanilla.
+#include <oneapi/dnnl/dnnl.h>
+
 #include "backends/dnnl/dnnl.h"
 #include "backends/vanilla/tests/vanilla_test_util.h"
 #include "uma/partition/report.h"
@@ -297,6 +299,133 @@ TEST_F(DnnlTest, PoolingsAndSoftmaxes) {
   }
 }
 
+// Binary ops of a tensor and one broadcast to it (per channel, per row, the same shape);
+// the broadcast one may come first where the op commutes.
+TEST_F(DnnlTest, BinaryOpsBroadcastOneOperand) {
+  for (std::string op : {"add", "subtract", "multiply", "divide", "maximum", "minimum"})
+    for (Shape other : {Shape{8, 1, 1}, Shape{2, 8, 5, 5}, Shape{5}}) {
+      for (bool swapped : {false, true}) {
+        if (swapped && (op == "subtract" || op == "divide")) continue;
+        SCOPED_TRACE(op + " " + to_string(other) + (swapped ? " swapped" : ""));
+        auto m = model([&](Function& main, ModelBuilder& mb) {
+          Value* x = main.add_param(TensorType{DType::f32, {2, 8, 5, 5}}, "x");
+          Value* y = main.add_param(TensorType{DType::f32, other}, "y");
+          main.set_outputs({mb.builder().value(op, swapped ? std::vector<Value*>{y, x}
+                                                           : std::vector<Value*>{x, y})});
+        });
+        build::HostBuild built = check(*m, {"dnnl"});
+        EXPECT_EQ(functions_on(built, "c"), 0u);
+        EXPECT_EQ(count(code(built), "dnnl_kernel_binary(&"), 1u);
+      }
+    }
+  auto m = model([&](Function& main, ModelBuilder& mb) {
+    Value* x = main.add_param(TensorType{DType::f32, {2, 8, 5, 5}}, "x");
+    Value* y = main.add_param(TensorType{DType::f32, {8, 1, 1}}, "y");
+    main.set_outputs({mb.builder().value("subtract", {y, x})});
+  });
+  NodeRecord record = record_of(*m, "subtract");
+  EXPECT_EQ(record.target, "");
+  ASSERT_EQ(record.rejections.size(), 1u);
+  EXPECT_EQ(record.rejections[0].detail,
+            "dnnl.binary: subtract broadcasts its first operand from 8x1x1 to 2x8x5x5; "
+            "oneDNN broadcasts only the second");
+}
+
+// A squeeze-and-excitation block (EfficientNet's): the gate's multiply runs on dnnl too, its
+// data channels last between the convolutions around it. The gate, which the multiply
+// broadcasts, is plain.
+TEST_F(DnnlTest, SqueezeExcitationRunsWhollyOnDnnl) {
+  auto m = model([&](Function& main, ModelBuilder& mb) {
+    Builder& b = mb.builder();
+    Value* x = main.add_param(TensorType{DType::f32, {1, 8, 6, 6}}, "x");
+    Value* h = mb.conv(x, {.out_channels = 16, .kernel = 1, .bias_operand = true,
+                           .activation = "nn.relu"});
+    Value* gate = b.value("nn.global_avg_pool", {h});
+    gate = mb.conv(gate, {.out_channels = 16, .kernel = 1, .bias_operand = true,
+                          .activation = "sigmoid"});
+    Value* scaled = b.value("multiply", {h, gate});
+    main.set_outputs({mb.conv(scaled, {.out_channels = 8, .kernel = 1, .bias_operand = true})});
+  });
+  build::HostBuild built = check(*m, {"dnnl"});
+  EXPECT_EQ(functions_on(built, "c"), 0u);
+  EXPECT_EQ(count(code(built), "dnnl_kernel_binary(&"), 1u);
+  EXPECT_EQ(layouts_after_partition(ctx, *m),
+            (std::vector<std::string>{"dnnl.conv: plain -> channels_last",
+                                      "dnnl.pool: channels_last -> channels_last",
+                                      "dnnl.conv: channels_last -> plain",
+                                      "dnnl.binary: channels_last -> channels_last",
+                                      "dnnl.conv: channels_last -> plain"}));
+}
+
+// A value a binary op reads as both operands (x * x) is read plain as the broadcast one, so
+// it stays plain.
+TEST_F(DnnlTest, AValueABinaryOpBroadcastsStaysPlain) {
+  auto m = model([&](Function& main, ModelBuilder& mb) {
+    Value* x = main.add_param(TensorType{DType::f32, {1, 8, 6, 6}}, "x");
+    Value* h = mb.conv(x, {.out_channels = 8, .kernel = 1, .bias_operand = true});
+    Value* squared = mb.builder().value("multiply", {h, h});
+    main.set_outputs({mb.conv(squared, {.out_channels = 8, .kernel = 1, .bias_operand = true})});
+  });
+  check(*m, {"dnnl"});
+  EXPECT_EQ(layouts_after_partition(ctx, *m),
+            (std::vector<std::string>{"dnnl.conv: plain -> plain",
+                                      "dnnl.binary: plain -> channels_last",
+                                      "dnnl.conv: channels_last -> plain"}));
+}
+
+// Batch normalization with its statistics, and layer normalization over the last axis or
+// the last two, with and without a shift: each one call of dnnl.
+TEST_F(DnnlTest, BatchAndLayerNormalizations) {
+  struct Case {
+    std::string op;
+    Shape data;
+    std::int64_t axis;
+    std::vector<Shape> params;
+  };
+  std::vector<Case> cases = {
+      {"nn.batch_norm", {2, 8, 5, 5}, 1, {{8}, {8}, {8}, {8}}},
+      {"nn.batch_norm", {3, 6}, 1, {{6}, {6}, {6}, {6}}},
+      {"nn.layer_norm", {2, 5, 24}, -1, {{24}, {24}}},
+      {"nn.layer_norm", {2, 5, 4, 6}, 2, {{4, 6}, {4, 6}}},
+      {"nn.layer_norm", {4, 16}, 1, {{16}}},
+  };
+  unsigned seed = 20;
+  for (const Case& c : cases) {
+    SCOPED_TRACE(c.op + " " + to_string(c.data));
+    auto m = model([&](Function& main, ModelBuilder& mb) {
+      Builder& b = mb.builder();
+      std::vector<Value*> operands = {main.add_param(TensorType{DType::f32, c.data}, "x")};
+      for (const Shape& shape : c.params) {
+        TensorPtr random = test::random_tensor(shape, seed++);
+        auto values = std::make_shared<Tensor>(TensorType{DType::f32, shape});
+        // A variance is positive.
+        bool variance = operands.size() == 4;
+        for (std::int64_t i = 0; i < values->num_elements(); ++i)
+          values->set(i, variance ? std::abs(random->get(i)) + 0.1 : random->get(i));
+        operands.push_back(b.constant(values));
+      }
+      main.set_outputs({b.value(c.op, operands,
+                                test::make_attrs({{"axis", c.axis}, {"epsilon", 1e-3}}))});
+    });
+    build::HostBuild built = check(*m, {"dnnl"});
+    EXPECT_EQ(functions_on(built, "c"), 0u);
+    std::string entry =
+        c.op == "nn.batch_norm" ? "dnnl_kernel_batch_norm(&" : "dnnl_kernel_layer_norm(&";
+    EXPECT_EQ(count(code(built), entry), 1u);
+  }
+  auto m = model([&](Function& main, ModelBuilder& mb) {
+    Value* x = main.add_param(TensorType{DType::f32, {2, 5, 24}}, "x");
+    main.set_outputs({mb.builder().value(
+        "nn.layer_norm", {x, mb.builder().constant(test::random_tensor({1}, 3))})});
+  });
+  NodeRecord record = record_of(*m, "nn.layer_norm");
+  EXPECT_EQ(record.target, "");
+  ASSERT_EQ(record.rejections.size(), 1u);
+  EXPECT_EQ(record.rejections[0].detail,
+            "dnnl.norm: the layer normalization's scale of shape 1 broadcasts; oneDNN takes one "
+            "value per normalized element (24)");
+}
+
 // oneDNN 2.6 has only its reference softmax over an axis with others inside it: the
 // predicate says so, and the host runs it.
 TEST_F(DnnlTest, WhereOneDnnWouldRunItsReferenceTheHostRuns) {
@@ -364,6 +493,62 @@ TEST_F(DnnlTest, OtherDtypesAreRejectedWithTheReason) {
   ASSERT_EQ(record.rejections.size(), 1u);
   EXPECT_EQ(record.rejections[0].detail,
             "dnnl.conv: f16 operands are not supported; the backend computes f32");
+}
+
+// With bf16, a convolution and a dense layer multiply in bfloat16: the results move off the
+// f32 ones (else bf16 did nothing), by no more than bfloat16's 8 bits of mantissa allow.
+TEST_F(DnnlTest, Bf16MultipliesInBfloat16) {
+  auto m = model([&](Function& main, ModelBuilder& mb) {
+    Builder& b = mb.builder();
+    Value* x = main.add_param(TensorType{DType::f32, {1, 32, 8, 8}}, "x");
+    Value* y = mb.conv(x, {.out_channels = 32, .padding = {1, 1, 1, 1}, .bias_operand = true,
+                           .activation = "nn.relu"});
+    y = b.value("reshape", {y}, test::make_attrs({{"newshape", Ints{1, 32 * 8 * 8}}}));
+    main.set_outputs({b.value("nn.dense", {y, b.constant(test::random_tensor({10, 2048}, 5))})});
+  });
+  std::vector<TensorPtr> inputs = random_inputs(*m->find_function("main"), 1);
+  auto reference = interpret(*m, inputs);
+  ASSERT_TRUE(reference.ok()) << reference.error().message();
+  build::HostBuild built;
+  auto ours = build_and_run(*copy(*m), {"dnnl --bf16"}, inputs, &built);
+  ASSERT_TRUE(ours.ok()) << ours.error().message();
+  EXPECT_EQ(functions_on(built, "c"), 1u);  // the reshape
+  // Sums of products rounded to 8 bits: within 1% of the largest output.
+  double largest = compare_tensors(*(*reference)[0], *(*reference)[0], 0, 0).max_expected;
+  TensorComparison bf16 = compare_tensors(*(*ours)[0], *(*reference)[0], 1e-2, 1e-2 * largest);
+  EXPECT_TRUE(bf16.ok()) << bf16.mismatches << " mismatch(es), max abs error "
+                         << bf16.max_abs_error << " of max " << bf16.max_expected;
+  EXPECT_GT(bf16.max_abs_error, 1e-4 * bf16.max_expected);
+}
+
+// max_isa keeps oneDNN to implementations of that instruction set or older ones.
+TEST_F(DnnlTest, MaxIsaLimitsTheImplementations) {
+  ConvCall call{.rank = 2, .batch = 1, .in_channels = 32, .out_channels = 32};
+  call.in[0] = call.in[1] = call.out[0] = call.out[1] = 14;
+  call.kernel[0] = call.kernel[1] = 3;
+  call.pad_begin[0] = call.pad_begin[1] = call.pad_end[0] = call.pad_end[1] = 1;
+  call.algorithm = dnnl_convolution_direct;
+  // oneDNN has no convolution of AVX alone: the newest within it is SSE4.1's.
+  for (auto [isa, implementation] : {std::pair<std::string, std::string>{"avx2", "jit:avx2"},
+                                     {"avx", "jit:sse41"}}) {
+    auto targets = build::parse_targets(ctx, {"dnnl --max_isa=" + isa});
+    ASSERT_TRUE(targets.ok()) << targets.error().message();
+    Expected<Primitive> primitive = conv_primitive(call, targets->backends[0]);
+    ASSERT_TRUE(primitive.ok()) << primitive.error().message();
+    EXPECT_EQ(primitive->implementation, implementation);
+  }
+  auto m = model([&](Function& main, ModelBuilder& mb) {
+    main.set_outputs({mb.resnet(main.add_param(TensorType{DType::f32, {1, 3, 8, 8}}, "x"))});
+  });
+  EXPECT_EQ(functions_on(check(*m, {"dnnl --max_isa=avx2"}), "dnnl"), 1u);
+  auto bad = build::parse_targets(ctx, {"dnnl --max_isa=avx3"});
+  ASSERT_FALSE(bad.ok());
+  EXPECT_NE(bad.error().message().find(
+                "max_isa must be all or one of oneDNN's instruction sets (sse41, avx, avx2, "
+                "avx2_vnni, avx512_core, avx512_core_vnni, avx512_core_bf16, avx512_core_amx), "
+                "not 'avx3'"),
+            std::string::npos)
+      << bad.error().message();
 }
 
 TEST_F(DnnlTest, WinogradIsAutoOnOrOff) {
