@@ -22,7 +22,8 @@ class DnnlBackend final : public Backend {
   DnnlBackend() : Backend(std::string(kTargetName)) {
     // 1. Target.
     add_string_attr("winograd", "auto",
-                    "3x3 stride-1 convolutions by Winograd: auto (oneDNN chooses), on, off");
+                    "3x3 stride-1 convolutions by Winograd: auto (those of 64 channels or more), "
+                    "on, off");
     add_bool_attr("bf16", false,
                   "convolutions and dense layers multiply in bfloat16 (sums stay f32): about "
                   "2x faster where the CPU has bf16 instructions, results to about 1e-2");

@@ -551,6 +551,33 @@ TEST_F(DnnlTest, MaxIsaLimitsTheImplementations) {
       << bad.error().message();
 }
 
+// winograd=auto takes Winograd for 3x3 stride-1 layers of 64 channels or more; on for every
+// 3x3 stride-1 layer; off never.
+TEST_F(DnnlTest, WinogradAutoTakesTheWideLayers) {
+  auto algorithm = [&](std::int64_t channels, const std::string& target) {
+    auto m = model([&](Function& main, ModelBuilder& mb) {
+      main.set_outputs({mb.conv(main.add_param(TensorType{DType::f32, {1, channels, 14, 14}}, "x"),
+                                {.out_channels = channels, .padding = {1, 1, 1, 1}})});
+    });
+    auto targets = build::parse_targets(ctx, {target});
+    EXPECT_TRUE(targets.ok());
+    EXPECT_TRUE(build::partition_for_targets(*m, *targets).ok());
+    for (Function* composite : m->functions()) {
+      if (composite->attrs().string_or_none("Composite") != "dnnl.conv") continue;
+      std::vector<const Node*> nodes;
+      for (const auto& node : composite->nodes()) nodes.push_back(node.get());
+      Expected<ConvCall> call = conv_call(nodes, targets->backends[0]);
+      EXPECT_TRUE(call.ok());
+      return call.ok() ? call->algorithm : std::int64_t{-1};
+    }
+    return std::int64_t{-1};
+  };
+  EXPECT_EQ(algorithm(64, "dnnl"), dnnl_convolution_winograd);
+  EXPECT_EQ(algorithm(32, "dnnl"), dnnl_convolution_direct);
+  EXPECT_EQ(algorithm(32, "dnnl --winograd=on"), dnnl_convolution_winograd);
+  EXPECT_EQ(algorithm(64, "dnnl --winograd=off"), dnnl_convolution_direct);
+}
+
 TEST_F(DnnlTest, WinogradIsAutoOnOrOff) {
   auto parsed = build::parse_targets(ctx, {"dnnl --winograd=maybe"});
   ASSERT_FALSE(parsed.ok());
