@@ -1,6 +1,6 @@
 // The dnnl backend: convolutions and dense layers with their fused bias, residual sum and
-// activation, poolings, softmaxes, batch and layer normalizations and binary elementwise ops
-// run as oneDNN primitives
+// activation, poolings, softmaxes, batch and layer normalizations and elementwise ops run as
+// oneDNN primitives
 // (Debian's libdnnl-dev), created when the model loads.
 // Everything it declares is here, in the order of uma/uma/backend.h.
 #include <memory>
@@ -45,6 +45,8 @@ class DnnlBackend final : public Backend {
     add_composite_lowering("norm", lower_norm);
     add_pattern("binary", binary_pattern(), check_binary);
     add_composite_lowering("binary", lower_binary);
+    add_pattern("eltwise", eltwise_pattern(), check_eltwise);
+    add_composite_lowering("eltwise", lower_eltwise);
     // 3. Graph passes: data stays channels last between a region's composites.
     add_graph_pass(GraphPhase::kPostPartitioning1, "dnnl-layouts", keep_layouts);
     // 4. Lowering: the primitives read every operand from memory.

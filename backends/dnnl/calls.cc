@@ -3,25 +3,26 @@
 //   dnnl_kernel_conv(src, weights, bias, residual, dst, rank, batch, in_channels, out_channels,
 //                    groups, in[3], kernel[3], out[3], strides[3], dilation[3], pad_begin[3],
 //                    pad_end[3], algorithm, src_layout, dst_layout, has_sum, eltwise, alpha,
-//                    beta, scratchpad_bytes, scratchpad)
+//                    beta, bf16, ...)
 //   dnnl_kernel_dense(src, weights, bias, residual, dst, batch, in_features, out_features,
-//                     weights_in_out, has_sum, eltwise, alpha, beta, scratchpad_bytes, scratchpad)
+//                     weights_in_out, has_sum, eltwise, alpha, beta, bf16, ...)
 //   dnnl_kernel_pool(src, dst, rank, batch, channels, in[3], kernel[3], out[3], strides[3],
 //                    dilation[3], pad_begin[3], pad_end[3], algorithm, src_layout, dst_layout,
-//                    scratchpad_bytes, scratchpad)
-//   dnnl_kernel_softmax(src, dst, outer, axis, inner, log, scratchpad_bytes, scratchpad)
+//                    ...)
+//   dnnl_kernel_softmax(src, dst, outer, axis, inner, log, ...)
 //   dnnl_kernel_binary(src, src1, dst, rank, dims[5], broadcast[5], algorithm, src_layout,
-//                      dst_layout, scratchpad_bytes, scratchpad)
+//                      dst_layout, ...)
 //   dnnl_kernel_batch_norm(src, scale, shift, mean, variance, dst, rank, dims[5], epsilon,
-//                          src_layout, dst_layout, scratchpad_bytes, scratchpad)
-//   dnnl_kernel_layer_norm(src, scale, shift, dst, outer, inner, has_shift, epsilon,
-//                          scratchpad_bytes, scratchpad)
+//                          src_layout, dst_layout, ...)
+//   dnnl_kernel_layer_norm(src, scale, shift, dst, outer, inner, has_shift, epsilon, ...)
+//   dnnl_kernel_eltwise(src, dst, elements, algorithm, alpha, beta, ...)
 //
-// (kernels/dnnl_ops.c), with sizes and attributes from the composite's nodes and layouts
-// from its function's attributes (1 for channels last); bias and residual are null when the
-// composite has none. The scratchpad is the call's workspace, as large as the primitive made
-// at build time wants. dnnl-load-state then puts the call's state slot first and calls the
-// _init of the same arguments at load time.
+// where ... is max_isa, scratchpad_bytes, scratchpad (kernels/dnnl_ops.c), with sizes and
+// attributes from the composite's nodes, layouts from its function's attributes (1 for
+// channels last) and bf16 and max_isa (a rank: max_isa_rank) from the target; bias and
+// residual are null when the composite has none. The scratchpad is the call's workspace, as
+// large as the primitive made at build time wants. dnnl-load-state then puts the call's
+// state slot first and calls the _init of the same arguments at load time.
 #include <fmt/format.h>
 #include <oneapi/dnnl/dnnl.h>
 
@@ -338,6 +339,16 @@ Expected<NormCall> norm_call(const std::vector<const Node*>& nodes) {
   return call;
 }
 
+Expected<EltwiseCall> eltwise_call(const std::vector<const Node*>& nodes) {
+  const Node* op = anchor(nodes);
+  if (op == nullptr) return make_error("the composite has no elementwise op");
+  UMA_TRY(check_f32(*op));
+  EltwiseCall call;
+  call.elements = op->result()->tensor_type().num_elements();
+  UMA_TRY_ASSIGN(call.op, eltwise_of(*op));
+  return call;
+}
+
 Expected<lower::ExternCall> lower_conv(const lower::CompositeOperands& operands,
                                        const Target& target) {
   std::vector<const Node*> nodes = composite_nodes(operands);
@@ -440,6 +451,18 @@ Expected<lower::ExternCall> lower_norm(const lower::CompositeOperands& operands,
   args.push_back(lower::constant(DType::f32, call.epsilon));
   add_layout_args(call.layouts, args);
   return extern_call("batch_norm", std::move(args), target, norm_primitive(call, target));
+}
+
+Expected<lower::ExternCall> lower_eltwise(const lower::CompositeOperands& operands,
+                                          const Target& target) {
+  std::vector<const Node*> nodes = composite_nodes(operands);
+  UMA_TRY_ASSIGN(EltwiseCall call, eltwise_call(nodes));
+  UMA_TRY_ASSIGN(std::vector<Expr> args, src_dst_args(operands, *anchor(nodes)));
+  args.push_back(Expr(call.elements));
+  args.push_back(Expr(call.op.eltwise));
+  args.push_back(lower::constant(DType::f32, call.op.alpha));
+  args.push_back(lower::constant(DType::f32, call.op.beta));
+  return extern_call("eltwise", std::move(args), target, eltwise_primitive(call, target));
 }
 
 }  // namespace uma::backends::dnnl

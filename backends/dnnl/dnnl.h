@@ -5,7 +5,8 @@
 //   patterns.cc     dnnl.conv, dnnl.dense (nn.dense, or nn.matmul by a constant): anchor →
 //                   bias → residual add → activation;
 //                   dnnl.pool, dnnl.softmax, dnnl.norm (batch and layer normalization),
-//                   dnnl.binary (add, multiply, ... broadcasting one operand): the op alone
+//                   dnnl.binary (add, multiply, ... broadcasting one operand), dnnl.eltwise
+//                   (a unary op): the op alone
 //   epilogue.cc     what follows the anchor in a composite, as oneDNN's bias and post-ops
 //   primitive.cc    the primitive oneDNN would make for a composite, and its implementation
 //   calls.cc        each composite's lowering: one call of the kernel's entry point
@@ -47,6 +48,11 @@ struct Epilogue {
   float alpha = 0;
   float beta = 0;
 };
+
+// The unary ops oneDNN's eltwise computes (the activations, abs, sqrt, exp), and one of
+// them as the algorithm, alpha and beta of an Epilogue; an error for another op.
+std::vector<std::string> eltwise_ops();
+Expected<Epilogue> eltwise_of(const Node& node);
 
 // The epilogue of `anchor` among the composite's `nodes`, whose output channels are along
 // `channel_axis` of the anchor's result; an error says what oneDNN cannot fuse.
@@ -127,6 +133,12 @@ struct NormCall {
   Layouts layouts;
 };
 
+// A unary elementwise op over `elements` values (any layout: it maps each alone).
+struct EltwiseCall {
+  std::int64_t elements = 0;
+  Epilogue op;  // its eltwise, alpha and beta
+};
+
 // The calls of the composites whose nodes are `nodes` (a match's, or a composite function's),
 // with the target's attributes; errors say what the kernel cannot run.
 Expected<ConvCall> conv_call(const std::vector<const Node*>& nodes, const Target& target);
@@ -135,6 +147,7 @@ Expected<PoolCall> pool_call(const std::vector<const Node*>& nodes);
 Expected<SoftmaxCall> softmax_call(const std::vector<const Node*>& nodes);
 Expected<BinaryCall> binary_call(const std::vector<const Node*>& nodes);
 Expected<NormCall> norm_call(const std::vector<const Node*>& nodes);
+Expected<EltwiseCall> eltwise_call(const std::vector<const Node*>& nodes);
 
 // The primitive oneDNN makes for a call, as the kernel's init makes it: its implementation
 // ("brg:avx512_core", "jit:avx512_core", ...), the first oneDNN has within the target's
@@ -149,6 +162,7 @@ Expected<Primitive> pool_primitive(const PoolCall& call, const Target& target);
 Expected<Primitive> softmax_primitive(const SoftmaxCall& call, const Target& target);
 Expected<Primitive> binary_primitive(const BinaryCall& call, const Target& target);
 Expected<Primitive> norm_primitive(const NormCall& call, const Target& target);
+Expected<Primitive> eltwise_primitive(const EltwiseCall& call, const Target& target);
 // Why oneDNN would not run the primitive well: it has none, or only its slow reference one.
 Status check_implementation(std::string_view composite, const Expected<Primitive>& primitive);
 
@@ -160,12 +174,14 @@ PatternPtr pool_pattern();
 PatternPtr softmax_pattern();
 PatternPtr binary_pattern();
 PatternPtr norm_pattern();
+PatternPtr eltwise_pattern();
 Status check_conv(const Match& match, const Target& target);
 Status check_dense(const Match& match, const Target& target);
 Status check_pool(const Match& match, const Target& target);
 Status check_softmax(const Match& match, const Target& target);
 Status check_binary(const Match& match, const Target& target);
 Status check_norm(const Match& match, const Target& target);
+Status check_eltwise(const Match& match, const Target& target);
 
 // Each composite as one call of the kernel's entry point (calls.cc).
 Expected<lower::ExternCall> lower_conv(const lower::CompositeOperands& operands,
@@ -180,6 +196,8 @@ Expected<lower::ExternCall> lower_binary(const lower::CompositeOperands& operand
                                          const Target& target);
 Expected<lower::ExternCall> lower_norm(const lower::CompositeOperands& operands,
                                        const Target& target);
+Expected<lower::ExternCall> lower_eltwise(const lower::CompositeOperands& operands,
+                                          const Target& target);
 
 // dnnl-layouts (POST_PARTITIONING_1): a value that one convolution or pooling of a region
 // makes and only others of the region read, as their data or residual, stays channels last

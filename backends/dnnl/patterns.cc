@@ -1,7 +1,7 @@
 // dnnl's patterns and their predicates: an anchor (a convolution of 1 to 3 spatial
 // dimensions, nn.dense, or nn.matmul) with constant weights, then up to two adds (a constant bias,
 // a residual), then one activation oneDNN fuses as a post-op; poolings, softmaxes,
-// normalizations and binary ops alone. A predicate refuses what the kernel
+// normalizations, binary and unary elementwise ops alone. A predicate refuses what the kernel
 // cannot compute and what oneDNN would run with its slow reference implementation, with the reason
 // in the partition report.
 #include <fmt/format.h>
@@ -64,6 +64,8 @@ PatternPtr softmax_pattern() {
 
 PatternPtr norm_pattern() { return is_op({"nn.batch_norm", "nn.layer_norm"}); }
 
+PatternPtr eltwise_pattern() { return is_op(eltwise_ops(), {wildcard()}); }
+
 PatternPtr binary_pattern() {
   return is_op(std::vector<std::string>{"add", "subtract", "multiply", "divide", "maximum",
                                         "minimum"},
@@ -98,6 +100,12 @@ Status check_norm(const Match& match, const Target& target) {
   Expected<NormCall> call = norm_call(match_nodes(match));
   if (!call) return make_error("dnnl.norm: {}", call.error().message());
   return check_implementation("norm", norm_primitive(*call, target));
+}
+
+Status check_eltwise(const Match& match, const Target& target) {
+  Expected<EltwiseCall> call = eltwise_call(match_nodes(match));
+  if (!call) return make_error("dnnl.eltwise: {}", call.error().message());
+  return check_implementation("eltwise", eltwise_primitive(*call, target));
 }
 
 Status check_softmax(const Match& match, const Target& target) {

@@ -215,6 +215,17 @@ Expected<Primitive> norm_primitive(const NormCall& call, const Target& target) {
   });
 }
 
+Expected<Primitive> eltwise_primitive(const EltwiseCall& call, const Target& target) {
+  return primitive([&](const ::dnnl::engine& engine) {
+    memory::desc data = f32({call.elements}, Tag::a);
+    ::dnnl::eltwise_forward::desc desc(::dnnl::prop_kind::forward_inference,
+                                       static_cast<::dnnl::algorithm>(call.op.eltwise), data,
+                                       call.op.alpha, call.op.beta);
+    return first_within(target,
+                        ::dnnl::eltwise_forward::primitive_desc(desc, attributes({}), engine));
+  });
+}
+
 Status check_implementation(std::string_view composite, const Expected<Primitive>& primitive) {
   if (!primitive) return make_error("dnnl.{}: {}", composite, primitive.error().message());
   if (primitive->implementation.starts_with("ref"))

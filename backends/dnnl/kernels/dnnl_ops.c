@@ -739,3 +739,33 @@ int32_t dnnl_kernel_layer_norm(DNNL_KERNEL_LAYER_NORM_PARAMS) {
   const float* extras[] = {scale, shift};
   return dnnl_kernel_execute_with(*(dnnl_kernel_op**)slot, src, NULL, dst, scratchpad, extras);
 }
+
+// ---- eltwise: a unary op (oneDNN's algorithm, alpha, beta) over `elements` values ----
+
+#define DNNL_KERNEL_ELTWISE_PARAMS                                                               \
+  void *slot, const float *src, float *dst, int64_t elements, int64_t algorithm, float alpha,    \
+      float beta, int64_t max_isa, int64_t scratchpad_bytes, void *scratchpad
+
+int32_t dnnl_kernel_eltwise_init(DNNL_KERNEL_ELTWISE_PARAMS);
+int32_t dnnl_kernel_eltwise_init(DNNL_KERNEL_ELTWISE_PARAMS) {
+  (void)src, (void)dst, (void)scratchpad;
+  if (elements < 1) return DNNL_KERNEL_BAD_ARGUMENTS;
+  const dnnl_dims_t dims = {elements};
+  dnnl_kernel_op* op = NULL;
+  dnnl_primitive_attr_t attr = NULL;
+  dnnl_status_t status = dnnl_kernel_new_op(slot, &op, &attr, 0, 0, NULL, 0, 0.0f, 0.0f);
+  dnnl_memory_desc_t data;
+  if (status == dnnl_success) status = dnnl_memory_desc_init_by_tag(&data, 1, dims, dnnl_f32, dnnl_a);
+  dnnl_eltwise_desc_t desc;
+  if (status == dnnl_success)
+    status = dnnl_eltwise_forward_desc_init(&desc, dnnl_forward_inference,
+                                            (dnnl_alg_kind_t)algorithm, &data, alpha, beta);
+  return dnnl_kernel_create(slot, op, attr, status, &desc, &data, NULL, NULL, &data, NULL, NULL,
+                            max_isa, scratchpad_bytes);
+}
+
+int32_t dnnl_kernel_eltwise(DNNL_KERNEL_ELTWISE_PARAMS);
+int32_t dnnl_kernel_eltwise(DNNL_KERNEL_ELTWISE_PARAMS) {
+  (void)elements, (void)algorithm, (void)alpha, (void)beta, (void)max_isa, (void)scratchpad_bytes;
+  return dnnl_kernel_execute(*(dnnl_kernel_op**)slot, src, NULL, dst, scratchpad);
+}

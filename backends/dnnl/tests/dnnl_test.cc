@@ -60,6 +60,15 @@ class DnnlTest : public vanilla::testing::VanillaTest {
     ADD_FAILURE() << "no " << op << " in the report";
     return {};
   }
+
+  // The one reason the partition report gives for leaving the first node of `op` in `m` on
+  // the host.
+  std::string refusal_of(Module& m, std::string_view op) {
+    NodeRecord record = record_of(m, op);
+    EXPECT_EQ(record.target, "");
+    EXPECT_EQ(record.rejections.size(), 1u);
+    return record.rejections.empty() ? "" : record.rejections[0].detail;
+  }
 };
 
 struct ConvCase {
@@ -323,10 +332,7 @@ TEST_F(DnnlTest, BinaryOpsBroadcastOneOperand) {
     Value* y = main.add_param(TensorType{DType::f32, {8, 1, 1}}, "y");
     main.set_outputs({mb.builder().value("subtract", {y, x})});
   });
-  NodeRecord record = record_of(*m, "subtract");
-  EXPECT_EQ(record.target, "");
-  ASSERT_EQ(record.rejections.size(), 1u);
-  EXPECT_EQ(record.rejections[0].detail,
+  EXPECT_EQ(refusal_of(*m, "subtract"),
             "dnnl.binary: subtract broadcasts its first operand from 8x1x1 to 2x8x5x5; "
             "oneDNN broadcasts only the second");
 }
@@ -355,6 +361,24 @@ TEST_F(DnnlTest, SqueezeExcitationRunsWhollyOnDnnl) {
                                       "dnnl.conv: channels_last -> plain",
                                       "dnnl.binary: channels_last -> channels_last",
                                       "dnnl.conv: channels_last -> plain"}));
+}
+
+// A unary op no anchor precedes (after the model's input, say) runs as oneDNN's eltwise.
+TEST_F(DnnlTest, UnaryOpsAloneAreEltwise) {
+  for (std::string op :
+       {"nn.relu", "sigmoid", "tanh", "nn.gelu", "nn.hard_swish", "abs", "exp", "sqrt"}) {
+    SCOPED_TRACE(op);
+    auto m = model([&](Function& main, ModelBuilder& mb) {
+      Builder& b = mb.builder();
+      Value* x = main.add_param(TensorType{DType::f32, {2, 3, 5}}, "x");
+      // sqrt of positive values.
+      if (op == "sqrt") x = b.value("exp", {x});
+      main.set_outputs({b.value(op, {x})});
+    });
+    build::HostBuild built = check(*m, {"dnnl"});
+    EXPECT_EQ(functions_on(built, "c"), 0u);
+    EXPECT_GE(count(code(built), "dnnl_kernel_eltwise(&"), 1u);
+  }
 }
 
 // A value a binary op reads as both operands (x * x) is read plain as the broadcast one, so
@@ -418,10 +442,7 @@ TEST_F(DnnlTest, BatchAndLayerNormalizations) {
     main.set_outputs({mb.builder().value(
         "nn.layer_norm", {x, mb.builder().constant(test::random_tensor({1}, 3))})});
   });
-  NodeRecord record = record_of(*m, "nn.layer_norm");
-  EXPECT_EQ(record.target, "");
-  ASSERT_EQ(record.rejections.size(), 1u);
-  EXPECT_EQ(record.rejections[0].detail,
+  EXPECT_EQ(refusal_of(*m, "nn.layer_norm"),
             "dnnl.norm: the layer normalization's scale of shape 1 broadcasts; oneDNN takes one "
             "value per normalized element (24)");
 }
@@ -434,10 +455,7 @@ TEST_F(DnnlTest, WhereOneDnnWouldRunItsReferenceTheHostRuns) {
     main.set_outputs(
         {mb.builder().value("nn.softmax", {x}, test::make_attrs({{"axis", std::int64_t{1}}}))});
   });
-  NodeRecord record = record_of(*copy(*m), "nn.softmax");
-  EXPECT_EQ(record.target, "");
-  ASSERT_EQ(record.rejections.size(), 1u);
-  EXPECT_EQ(record.rejections[0].detail,
+  EXPECT_EQ(refusal_of(*copy(*m), "nn.softmax"),
             "dnnl.softmax: oneDNN would run its slow reference implementation (ref:any)");
   EXPECT_EQ(functions_on(check(*m, {"dnnl"}), "dnnl"), 0u);
 }
@@ -488,10 +506,7 @@ TEST_F(DnnlTest, OtherDtypesAreRejectedWithTheReason) {
     main.set_outputs(
         {mb.conv(main.add_param(TensorType{DType::f16, {1, 4, 8, 8}}, "x"), {.out_channels = 8})});
   });
-  NodeRecord record = record_of(*m, "nn.conv2d");
-  EXPECT_EQ(record.target, "");
-  ASSERT_EQ(record.rejections.size(), 1u);
-  EXPECT_EQ(record.rejections[0].detail,
+  EXPECT_EQ(refusal_of(*m, "nn.conv2d"),
             "dnnl.conv: f16 operands are not supported; the backend computes f32");
 }
 
