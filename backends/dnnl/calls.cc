@@ -96,8 +96,8 @@ void add_layout_args(const Layouts& layouts, std::vector<Expr>& args) {
 // The call of `entry` with `args`, then the target's max_isa and the scratchpad of
 // `primitive`: its size in bytes and the workspace the lowering allocates for it.
 Expected<lower::ExternCall> extern_call(std::string_view entry, std::vector<Expr> args,
-                                       const Target& target,
-                                       const Expected<Primitive>& primitive) {
+                                        const Target& target,
+                                        const Expected<Primitive>& primitive) {
   UMA_TRY(check_implementation(entry, primitive));
   args.push_back(Expr(max_isa_rank(target)));
   args.push_back(Expr(primitive->scratchpad_bytes));
@@ -274,9 +274,8 @@ Expected<BinaryCall> binary_call(const std::vector<const Node*>& nodes) {
   if (op == nullptr) return make_error("the composite has no binary op");
   UMA_TRY(check_f32(*op));
   static const std::pair<std::string_view, dnnl_alg_kind_t> algorithms[] = {
-      {"add", dnnl_binary_add},         {"subtract", dnnl_binary_sub},
-      {"multiply", dnnl_binary_mul},    {"divide", dnnl_binary_div},
-      {"maximum", dnnl_binary_max},     {"minimum", dnnl_binary_min}};
+      {"add", dnnl_binary_add},    {"subtract", dnnl_binary_sub}, {"multiply", dnnl_binary_mul},
+      {"divide", dnnl_binary_div}, {"maximum", dnnl_binary_max},  {"minimum", dnnl_binary_min}};
   BinaryCall call;
   for (const auto& [name, algorithm] : algorithms)
     if (op->is_op(name)) call.algorithm = algorithm;
@@ -289,9 +288,10 @@ Expected<BinaryCall> binary_call(const std::vector<const Node*>& nodes) {
   if (first != out) {
     bool commutes = !op->is_op("subtract") && !op->is_op("divide");
     if (second != out || !commutes)
-      return make_error("{} broadcasts its first operand from {} to {}; oneDNN broadcasts only "
-                        "the second",
-                        op->op_name(), to_string(first), to_string(out));
+      return make_error(
+          "{} broadcasts its first operand from {} to {}; oneDNN broadcasts only "
+          "the second",
+          op->op_name(), to_string(first), to_string(out));
     std::swap(first, second);
     call.swapped = true;
   }
@@ -322,9 +322,10 @@ Expected<NormCall> norm_call(const std::vector<const Node*>& nodes) {
   }
   if (!call.layer) {
     if (axis != 1 || rank < 2 || rank > 5)
-      return make_error("a batch normalization of rank {} along axis {}; oneDNN's takes rank 2 "
-                        "to 5 along axis 1",
-                        rank, axis);
+      return make_error(
+          "a batch normalization of rank {} along axis {}; oneDNN's takes rank 2 "
+          "to 5 along axis 1",
+          rank, axis);
     for (std::int64_t i = 0; i < rank; ++i) call.dims[i] = data[static_cast<std::size_t>(i)];
     return call;
   }
@@ -332,9 +333,10 @@ Expected<NormCall> norm_call(const std::vector<const Node*>& nodes) {
   for (std::size_t i = 1; i < norm->num_operands(); ++i) {
     const TensorType& param = norm->operand(i)->tensor_type();
     if (param.num_elements() != call.inner)
-      return make_error("the layer normalization's {} of shape {} broadcasts; oneDNN takes one "
-                        "value per normalized element ({})",
-                        i == 1 ? "scale" : "shift", to_string(param.shape), call.inner);
+      return make_error(
+          "the layer normalization's {} of shape {} broadcasts; oneDNN takes one "
+          "value per normalized element ({})",
+          i == 1 ? "scale" : "shift", to_string(param.shape), call.inner);
   }
   return call;
 }

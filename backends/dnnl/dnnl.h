@@ -217,10 +217,14 @@ Status check_target(const Target& target);
 // oneDNN's instruction sets, oldest first (kernels/dnnl_ops.c ranks implementations by the
 // same list), and the rank the kernel takes for the target's max_isa: 1 + its index, 0 for
 // "all" (no limit).
-inline constexpr std::string_view kIsas[] = {"sse41",       "avx",
-                                             "avx2",        "avx2_vnni",
-                                             "avx512_core", "avx512_core_vnni",
-                                             "avx512_core_bf16", "avx512_core_amx"};
+inline constexpr std::string_view kIsas[] = {"sse41",
+                                             "avx",
+                                             "avx2",
+                                             "avx2_vnni",
+                                             "avx512_core",
+                                             "avx512_core_vnni",
+                                             "avx512_core_bf16",
+                                             "avx512_core_amx"};
 std::int64_t max_isa_rank(const Target& target);
 
 }  // namespace uma::backends::dnnl

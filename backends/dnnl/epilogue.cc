@@ -64,7 +64,7 @@ bool is_swish_sigmoid(const Node& node, const std::vector<const Node*>& nodes) {
 }  // namespace
 
 std::vector<std::string> eltwise_ops() {
-  std::vector<std::string> ops = {"nn.relu", "nn.leaky_relu", "clip",         "sigmoid",
+  std::vector<std::string> ops = {"nn.relu", "nn.leaky_relu", "clip",          "sigmoid",
                                   "tanh",    "nn.elu",        "nn.hard_swish", "nn.gelu"};
   for (const auto& [name, algorithm] : kMath) ops.emplace_back(name);
   return ops;

@@ -3,8 +3,8 @@
 //
 // oneDNN's convolutions on this kind of CPU compute channels last (NHWC); given plain data
 // (NCHW), each reorders its input there and its result back, at every call. A value that
-// one dnnl.conv, dnnl.pool, batch dnnl.norm or dnnl.binary (of rank 3 to 5) of a region makes and that only
-// others of the same region read, as their data (a binary op's full operand) or as a
+// one dnnl.conv, dnnl.pool, batch dnnl.norm or dnnl.binary (of rank 3 to 5) of a region makes and
+// that only others of the same region read, as their data (a binary op's full operand) or as a
 // convolution's residual, has no reader that needs it plain: it stays channels last (same
 // size, so the memory plan is unchanged).
 //
@@ -176,8 +176,10 @@ bool lay_out(Function& region, const Target& target,
   for (const Site& site : sites) {
     Layouts chosen = layouts(site);
     AttrMap& attrs = site.composite->mutable_attrs();
-    if (chosen.src_channels_last) attrs.set(std::string(kSrcLayoutAttr), std::string(kChannelsLast));
-    if (chosen.dst_channels_last) attrs.set(std::string(kDstLayoutAttr), std::string(kChannelsLast));
+    if (chosen.src_channels_last)
+      attrs.set(std::string(kSrcLayoutAttr), std::string(kChannelsLast));
+    if (chosen.dst_channels_last)
+      attrs.set(std::string(kDstLayoutAttr), std::string(kChannelsLast));
     changed |= chosen.src_channels_last || chosen.dst_channels_last;
   }
   return changed;

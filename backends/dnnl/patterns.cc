@@ -67,9 +67,9 @@ PatternPtr norm_pattern() { return is_op({"nn.batch_norm", "nn.layer_norm"}); }
 PatternPtr eltwise_pattern() { return is_op(eltwise_ops(), {wildcard()}); }
 
 PatternPtr binary_pattern() {
-  return is_op(std::vector<std::string>{"add", "subtract", "multiply", "divide", "maximum",
-                                        "minimum"},
-               {wildcard(), wildcard()});
+  return is_op(
+      std::vector<std::string>{"add", "subtract", "multiply", "divide", "maximum", "minimum"},
+      {wildcard(), wildcard()});
 }
 
 Status check_conv(const Match& match, const Target& target) {

@@ -81,8 +81,9 @@ Expected<Primitive> primitive(Make make) {
   try {
     ::dnnl::engine engine(::dnnl::engine::kind::cpu, 0);
     auto pd = make(engine);
-    return Primitive{.implementation = pd.impl_info_str(),
-                     .scratchpad_bytes = static_cast<std::int64_t>(pd.scratchpad_desc().get_size())};
+    return Primitive{
+        .implementation = pd.impl_info_str(),
+        .scratchpad_bytes = static_cast<std::int64_t>(pd.scratchpad_desc().get_size())};
   } catch (const ::dnnl::error& e) {
     return make_error("oneDNN makes no primitive for it ({})", e.what());
   }
@@ -207,9 +208,8 @@ Expected<Primitive> norm_primitive(const NormCall& call, const Target& target) {
     auto rank = static_cast<std::size_t>(call.rank);
     Tag tag = data_tag(rank, call.layouts.src_channels_last);
     ::dnnl::batch_normalization_forward::desc desc(
-        ::dnnl::prop_kind::forward_inference,
-        f32(memory::dims(call.dims, call.dims + rank), tag), call.epsilon,
-        Flags::use_global_stats | Flags::use_scale | Flags::use_shift);
+        ::dnnl::prop_kind::forward_inference, f32(memory::dims(call.dims, call.dims + rank), tag),
+        call.epsilon, Flags::use_global_stats | Flags::use_scale | Flags::use_shift);
     return ::dnnl::primitive_desc(first_within(
         target, ::dnnl::batch_normalization_forward::primitive_desc(desc, attributes({}), engine)));
   });
@@ -229,8 +229,8 @@ Expected<Primitive> eltwise_primitive(const EltwiseCall& call, const Target& tar
 Status check_implementation(std::string_view composite, const Expected<Primitive>& primitive) {
   if (!primitive) return make_error("dnnl.{}: {}", composite, primitive.error().message());
   if (primitive->implementation.starts_with("ref"))
-    return make_error("dnnl.{}: oneDNN would run its slow reference implementation ({})",
-                      composite, primitive->implementation);
+    return make_error("dnnl.{}: oneDNN would run its slow reference implementation ({})", composite,
+                      primitive->implementation);
   return Status::success();
 }
 

@@ -426,13 +426,14 @@ class Lowerer final : public ComputeBuilder {
     if (!call) return fail(call.error());
     if (call->workspace) {
       if (*call->workspace < 0)
-        return fail(make_error("{} asks for a workspace of {} bytes", call->name, *call->workspace));
+        return fail(
+            make_error("{} asks for a workspace of {} bytes", call->name, *call->workspace));
       if (*call->workspace == 0) {
         call->args.push_back(tir::CastNode::make(tir::DataType::pointer(), Expr(std::int64_t{0})));
       } else {
-        Buffer workspace = new_intermediate(value_name(*node.result(0), block_name(composite)) +
-                                                "_workspace",
-                                            DType::u8, {*call->workspace});
+        Buffer workspace =
+            new_intermediate(value_name(*node.result(0), block_name(composite)) + "_workspace",
+                             DType::u8, {*call->workspace});
         call->args.push_back(tir::AddressNode::make(workspace, {Expr(std::int64_t{0})}));
         writes.push_back(workspace);
       }

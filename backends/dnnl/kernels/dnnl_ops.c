@@ -181,9 +181,8 @@ static int32_t dnnl_kernel_finish_init(dnnl_kernel_op* op, dnnl_primitive_desc_t
 
 // One run: src → the primitive → dst, adding `residual` first when the op has a sum; for a
 // binary op, `residual` is its second operand; `extras`, the op's extra memories' data.
-static int32_t dnnl_kernel_execute_with(dnnl_kernel_op* op, const float* src,
-                                        const float* residual, float* dst, void* scratchpad,
-                                        const float* const* extras) {
+static int32_t dnnl_kernel_execute_with(dnnl_kernel_op* op, const float* src, const float* residual,
+                                        float* dst, void* scratchpad, const float* const* extras) {
   if (op == NULL || src == NULL || dst == NULL || (op->has_sum && residual == NULL) ||
       (op->caller_scratchpad && scratchpad == NULL))
     return DNNL_KERNEL_BAD_ARGUMENTS;
@@ -241,8 +240,7 @@ static int32_t dnnl_kernel_execute(dnnl_kernel_op* op, const float* src, const f
 // read from `binary_residual`; then the eltwise).
 static dnnl_status_t dnnl_kernel_new_op(void* slot, dnnl_kernel_op** made,
                                         dnnl_primitive_attr_t* attr, int64_t has_bias,
-                                        int64_t has_sum,
-                                        const dnnl_memory_desc_t* binary_residual,
+                                        int64_t has_sum, const dnnl_memory_desc_t* binary_residual,
                                         int64_t eltwise, float alpha, float beta) {
   dnnl_kernel_op* op = (dnnl_kernel_op*)calloc(1, sizeof(dnnl_kernel_op));
   if (op == NULL) return dnnl_out_of_memory;
@@ -276,9 +274,14 @@ static dnnl_status_t dnnl_kernel_new_op(void* slot, dnnl_kernel_op** made,
 // the newest the CPU has. The target attribute max_isa is given as such a rank, 0 for no
 // limit (backends/dnnl/primitive.cc ranks the same names).
 static int64_t dnnl_kernel_isa_rank(const char* implementation) {
-  static const char* const isas[] = {"sse41",       "avx",         "avx2",
-                                     "avx2_vnni",   "avx512_core", "avx512_core_vnni",
-                                     "avx512_core_bf16", "avx512_core_amx"};
+  static const char* const isas[] = {"sse41",
+                                     "avx",
+                                     "avx2",
+                                     "avx2_vnni",
+                                     "avx512_core",
+                                     "avx512_core_vnni",
+                                     "avx512_core_bf16",
+                                     "avx512_core_amx"};
   const char* isa = strrchr(implementation, ':');
   isa = isa != NULL ? isa + 1 : implementation;
   if (strcmp(isa, "any") == 0) return 0;
@@ -325,7 +328,8 @@ static int32_t dnnl_kernel_create(void* slot, dnnl_kernel_op* op, dnnl_primitive
                                   const dnnl_memory_desc_t* user_dst_md, const float* weights,
                                   const float* bias, int64_t max_isa, int64_t scratchpad_bytes) {
   dnnl_primitive_desc_t pd = NULL;
-  if (status == dnnl_success) status = dnnl_kernel_first_within(&pd, desc, attr, op->engine, max_isa);
+  if (status == dnnl_success)
+    status = dnnl_kernel_first_within(&pd, desc, attr, op->engine, max_isa);
   if (attr != NULL) dnnl_primitive_attr_destroy(attr);
   if (status != dnnl_success) {
     if (op != NULL) dnnl_kernel_release(slot);
@@ -451,7 +455,7 @@ int32_t dnnl_kernel_conv(DNNL_KERNEL_CONV_PARAMS) {
 #define DNNL_KERNEL_DENSE_PARAMS                                                                \
   void *slot, const float *src, const float *weights, const float *bias, const float *residual, \
       float *dst, int64_t batch, int64_t in_features, int64_t out_features,                     \
-      int64_t weights_in_out, int64_t has_sum, int64_t eltwise, float alpha, float beta,          \
+      int64_t weights_in_out, int64_t has_sum, int64_t eltwise, float alpha, float beta,        \
       int64_t bf16, int64_t max_isa, int64_t scratchpad_bytes, void *scratchpad
 
 int32_t dnnl_kernel_dense_init(DNNL_KERNEL_DENSE_PARAMS);
@@ -485,10 +489,9 @@ int32_t dnnl_kernel_dense_init(DNNL_KERNEL_DENSE_PARAMS) {
     status = dnnl_memory_desc_init_by_tag(&bias_md, 1, bias_dims, dnnl_f32, dnnl_a);
   dnnl_inner_product_desc_t desc;
   if (status == dnnl_success)
-    status =
-        dnnl_inner_product_forward_desc_init(&desc, dnnl_forward_inference, &product_src,
-                                             &any_weights, bias != NULL ? &bias_md : NULL,
-                                             &user_dst);
+    status = dnnl_inner_product_forward_desc_init(&desc, dnnl_forward_inference, &product_src,
+                                                  &any_weights, bias != NULL ? &bias_md : NULL,
+                                                  &user_dst);
   return dnnl_kernel_create(slot, op, attr, status, &desc, &user_src, &user_weights, &bias_md,
                             &user_dst, weights, bias, max_isa, scratchpad_bytes);
 }
@@ -496,8 +499,8 @@ int32_t dnnl_kernel_dense_init(DNNL_KERNEL_DENSE_PARAMS) {
 int32_t dnnl_kernel_dense(DNNL_KERNEL_DENSE_PARAMS);
 int32_t dnnl_kernel_dense(DNNL_KERNEL_DENSE_PARAMS) {
   (void)weights, (void)bias, (void)batch, (void)in_features, (void)out_features,
-      (void)weights_in_out, (void)has_sum, (void)eltwise, (void)alpha, (void)beta,
-      (void)bf16, (void)max_isa, (void)scratchpad_bytes;
+      (void)weights_in_out, (void)has_sum, (void)eltwise, (void)alpha, (void)beta, (void)bf16,
+      (void)max_isa, (void)scratchpad_bytes;
   return dnnl_kernel_execute(*(dnnl_kernel_op**)slot, src, residual, dst, scratchpad);
 }
 
@@ -563,9 +566,9 @@ int32_t dnnl_kernel_pool(DNNL_KERNEL_POOL_PARAMS) {
 
 // ---- softmax over the middle axis of [outer, axis, inner] (any tensor, viewed so) ----
 
-#define DNNL_KERNEL_SOFTMAX_PARAMS \
-  void *slot, const float *src, float *dst, int64_t outer, int64_t axis, int64_t inner, int64_t log, \
-      int64_t max_isa, int64_t scratchpad_bytes, void *scratchpad
+#define DNNL_KERNEL_SOFTMAX_PARAMS                                                      \
+  void *slot, const float *src, float *dst, int64_t outer, int64_t axis, int64_t inner, \
+      int64_t log, int64_t max_isa, int64_t scratchpad_bytes, void *scratchpad
 
 int32_t dnnl_kernel_softmax_init(DNNL_KERNEL_SOFTMAX_PARAMS);
 int32_t dnnl_kernel_softmax_init(DNNL_KERNEL_SOFTMAX_PARAMS) {
@@ -594,10 +597,10 @@ int32_t dnnl_kernel_softmax(DNNL_KERNEL_SOFTMAX_PARAMS) {
 
 // ---- binary: src (any rank up to 5) op src1, broadcast to it (dimensions equal or 1) ----
 
-#define DNNL_KERNEL_BINARY_PARAMS                                                                  \
-  void *slot, const float *src, const float *src1, float *dst, int64_t rank, int64_t d0,          \
-      int64_t d1, int64_t d2, int64_t d3, int64_t d4, int64_t b0, int64_t b1, int64_t b2,         \
-      int64_t b3, int64_t b4, int64_t algorithm, int64_t src_layout, int64_t dst_layout,          \
+#define DNNL_KERNEL_BINARY_PARAMS                                                         \
+  void *slot, const float *src, const float *src1, float *dst, int64_t rank, int64_t d0,  \
+      int64_t d1, int64_t d2, int64_t d3, int64_t d4, int64_t b0, int64_t b1, int64_t b2, \
+      int64_t b3, int64_t b4, int64_t algorithm, int64_t src_layout, int64_t dst_layout,  \
       int64_t max_isa, int64_t scratchpad_bytes, void *scratchpad
 
 int32_t dnnl_kernel_binary_init(DNNL_KERNEL_BINARY_PARAMS);
@@ -629,8 +632,8 @@ int32_t dnnl_kernel_binary_init(DNNL_KERNEL_BINARY_PARAMS) {
     status = dnnl_memory_create(&op->user_residual, &src1_md, op->engine, DNNL_MEMORY_NONE);
   dnnl_binary_desc_t desc;
   if (status == dnnl_success)
-    status = dnnl_binary_desc_init(&desc, (dnnl_alg_kind_t)algorithm, &user_src, &src1_md,
-                                   &binary_dst);
+    status =
+        dnnl_binary_desc_init(&desc, (dnnl_alg_kind_t)algorithm, &user_src, &src1_md, &binary_dst);
   return dnnl_kernel_create(slot, op, attr, status, &desc, &user_src, NULL, NULL, &user_dst, NULL,
                             NULL, max_isa, scratchpad_bytes);
 }
@@ -638,16 +641,16 @@ int32_t dnnl_kernel_binary_init(DNNL_KERNEL_BINARY_PARAMS) {
 int32_t dnnl_kernel_binary(DNNL_KERNEL_BINARY_PARAMS);
 int32_t dnnl_kernel_binary(DNNL_KERNEL_BINARY_PARAMS) {
   (void)rank, (void)d0, (void)d1, (void)d2, (void)d3, (void)d4, (void)b0, (void)b1, (void)b2,
-      (void)b3, (void)b4, (void)algorithm, (void)src_layout, (void)dst_layout,
-      (void)max_isa, (void)scratchpad_bytes;
+      (void)b3, (void)b4, (void)algorithm, (void)src_layout, (void)dst_layout, (void)max_isa,
+      (void)scratchpad_bytes;
   return dnnl_kernel_execute(*(dnnl_kernel_op**)slot, src, src1, dst, scratchpad);
 }
 
 // An extra memory of `md` for the executor's argument `arg` (its data given at each run).
 static dnnl_status_t dnnl_kernel_add_extra(dnnl_kernel_op* op, int arg,
                                            const dnnl_memory_desc_t* md) {
-  dnnl_status_t status = dnnl_memory_create(&op->extras[op->num_extras], md, op->engine,
-                                            DNNL_MEMORY_NONE);
+  dnnl_status_t status =
+      dnnl_memory_create(&op->extras[op->num_extras], md, op->engine, DNNL_MEMORY_NONE);
   if (status == dnnl_success) op->extra_args[op->num_extras++] = arg;
   return status;
 }
@@ -655,10 +658,10 @@ static dnnl_status_t dnnl_kernel_add_extra(dnnl_kernel_op* op, int arg,
 // ---- batch normalization (inference: the given mean and variance, scale and shift), the
 // channels along axis 1 of up to 5 dimensions ----
 
-#define DNNL_KERNEL_BATCH_NORM_PARAMS                                                             \
-  void *slot, const float *src, const float *scale, const float *shift, const float *mean,        \
-      const float *variance, float *dst, int64_t rank, int64_t d0, int64_t d1, int64_t d2,       \
-      int64_t d3, int64_t d4, float epsilon, int64_t src_layout, int64_t dst_layout,             \
+#define DNNL_KERNEL_BATCH_NORM_PARAMS                                                      \
+  void *slot, const float *src, const float *scale, const float *shift, const float *mean, \
+      const float *variance, float *dst, int64_t rank, int64_t d0, int64_t d1, int64_t d2, \
+      int64_t d3, int64_t d4, float epsilon, int64_t src_layout, int64_t dst_layout,       \
       int64_t max_isa, int64_t scratchpad_bytes, void *scratchpad
 
 int32_t dnnl_kernel_batch_norm_init(DNNL_KERNEL_BATCH_NORM_PARAMS);
@@ -703,10 +706,10 @@ int32_t dnnl_kernel_batch_norm(DNNL_KERNEL_BATCH_NORM_PARAMS) {
 // ---- layer normalization over the inner elements of [outer, inner], with a scale and
 // (with has_shift) a shift of one value per inner element ----
 
-#define DNNL_KERNEL_LAYER_NORM_PARAMS                                                           \
-  void *slot, const float *src, const float *scale, const float *shift, float *dst,             \
-      int64_t outer, int64_t inner, int64_t has_shift, float epsilon, int64_t max_isa,           \
-      int64_t scratchpad_bytes, void *scratchpad
+#define DNNL_KERNEL_LAYER_NORM_PARAMS                                                              \
+  void *slot, const float *src, const float *scale, const float *shift, float *dst, int64_t outer, \
+      int64_t inner, int64_t has_shift, float epsilon, int64_t max_isa, int64_t scratchpad_bytes,  \
+      void *scratchpad
 
 int32_t dnnl_kernel_layer_norm_init(DNNL_KERNEL_LAYER_NORM_PARAMS);
 int32_t dnnl_kernel_layer_norm_init(DNNL_KERNEL_LAYER_NORM_PARAMS) {
@@ -742,8 +745,8 @@ int32_t dnnl_kernel_layer_norm(DNNL_KERNEL_LAYER_NORM_PARAMS) {
 
 // ---- eltwise: a unary op (oneDNN's algorithm, alpha, beta) over `elements` values ----
 
-#define DNNL_KERNEL_ELTWISE_PARAMS                                                               \
-  void *slot, const float *src, float *dst, int64_t elements, int64_t algorithm, float alpha,    \
+#define DNNL_KERNEL_ELTWISE_PARAMS                                                            \
+  void *slot, const float *src, float *dst, int64_t elements, int64_t algorithm, float alpha, \
       float beta, int64_t max_isa, int64_t scratchpad_bytes, void *scratchpad
 
 int32_t dnnl_kernel_eltwise_init(DNNL_KERNEL_ELTWISE_PARAMS);
@@ -755,7 +758,8 @@ int32_t dnnl_kernel_eltwise_init(DNNL_KERNEL_ELTWISE_PARAMS) {
   dnnl_primitive_attr_t attr = NULL;
   dnnl_status_t status = dnnl_kernel_new_op(slot, &op, &attr, 0, 0, NULL, 0, 0.0f, 0.0f);
   dnnl_memory_desc_t data;
-  if (status == dnnl_success) status = dnnl_memory_desc_init_by_tag(&data, 1, dims, dnnl_f32, dnnl_a);
+  if (status == dnnl_success)
+    status = dnnl_memory_desc_init_by_tag(&data, 1, dims, dnnl_f32, dnnl_a);
   dnnl_eltwise_desc_t desc;
   if (status == dnnl_success)
     status = dnnl_eltwise_forward_desc_init(&desc, dnnl_forward_inference,

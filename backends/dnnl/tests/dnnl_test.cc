@@ -183,8 +183,10 @@ TEST_F(DnnlTest, DataStaysChannelsLastBetweenARegionsComposites) {
     auto m = model([&](Function& main, ModelBuilder& mb) {
       Builder& b = mb.builder();
       Value* x = main.add_param(TensorType{DType::f32, {1, 8, 10, 10}}, "x");
-      ConvSpec same{
-          .out_channels = 8, .padding = {1, 1, 1, 1}, .bias_operand = true, .activation = "nn.relu"};
+      ConvSpec same{.out_channels = 8,
+                    .padding = {1, 1, 1, 1},
+                    .bias_operand = true,
+                    .activation = "nn.relu"};
       Value* stem = mb.conv(x, same);
       ConvSpec linear = same;
       linear.activation = "";
@@ -196,14 +198,14 @@ TEST_F(DnnlTest, DataStaysChannelsLastBetweenARegionsComposites) {
     });
     check(*m, {"dnnl"});
     std::vector<std::string> expected =
-        block_returned ? std::vector<std::string>{"dnnl.conv: plain -> plain",
-                                                  "dnnl.conv: plain -> channels_last",
-                                                  "dnnl.conv: channels_last -> plain",
-                                                  "dnnl.pool: plain -> plain"}
-                       : std::vector<std::string>{"dnnl.conv: plain -> channels_last",
-                                                  "dnnl.conv: channels_last -> channels_last",
-                                                  "dnnl.conv: channels_last -> channels_last",
-                                                  "dnnl.pool: channels_last -> plain"};
+        block_returned
+            ? std::vector<std::string>{"dnnl.conv: plain -> plain",
+                                       "dnnl.conv: plain -> channels_last",
+                                       "dnnl.conv: channels_last -> plain",
+                                       "dnnl.pool: plain -> plain"}
+            : std::vector<std::string>{
+                  "dnnl.conv: plain -> channels_last", "dnnl.conv: channels_last -> channels_last",
+                  "dnnl.conv: channels_last -> channels_last", "dnnl.pool: channels_last -> plain"};
     EXPECT_EQ(layouts_after_partition(ctx, *m), expected);
   }
 }
@@ -319,8 +321,8 @@ TEST_F(DnnlTest, BinaryOpsBroadcastOneOperand) {
         auto m = model([&](Function& main, ModelBuilder& mb) {
           Value* x = main.add_param(TensorType{DType::f32, {2, 8, 5, 5}}, "x");
           Value* y = main.add_param(TensorType{DType::f32, other}, "y");
-          main.set_outputs({mb.builder().value(op, swapped ? std::vector<Value*>{y, x}
-                                                           : std::vector<Value*>{x, y})});
+          main.set_outputs({mb.builder().value(
+              op, swapped ? std::vector<Value*>{y, x} : std::vector<Value*>{x, y})});
         });
         build::HostBuild built = check(*m, {"dnnl"});
         EXPECT_EQ(functions_on(built, "c"), 0u);
@@ -344,11 +346,11 @@ TEST_F(DnnlTest, SqueezeExcitationRunsWhollyOnDnnl) {
   auto m = model([&](Function& main, ModelBuilder& mb) {
     Builder& b = mb.builder();
     Value* x = main.add_param(TensorType{DType::f32, {1, 8, 6, 6}}, "x");
-    Value* h = mb.conv(x, {.out_channels = 16, .kernel = 1, .bias_operand = true,
-                           .activation = "nn.relu"});
+    Value* h = mb.conv(
+        x, {.out_channels = 16, .kernel = 1, .bias_operand = true, .activation = "nn.relu"});
     Value* gate = b.value("nn.global_avg_pool", {h});
-    gate = mb.conv(gate, {.out_channels = 16, .kernel = 1, .bias_operand = true,
-                          .activation = "sigmoid"});
+    gate = mb.conv(
+        gate, {.out_channels = 16, .kernel = 1, .bias_operand = true, .activation = "sigmoid"});
     Value* scaled = b.value("multiply", {h, gate});
     main.set_outputs({mb.conv(scaled, {.out_channels = 8, .kernel = 1, .bias_operand = true})});
   });
@@ -356,11 +358,10 @@ TEST_F(DnnlTest, SqueezeExcitationRunsWhollyOnDnnl) {
   EXPECT_EQ(functions_on(built, "c"), 0u);
   EXPECT_EQ(count(code(built), "dnnl_kernel_binary(&"), 1u);
   EXPECT_EQ(layouts_after_partition(ctx, *m),
-            (std::vector<std::string>{"dnnl.conv: plain -> channels_last",
-                                      "dnnl.pool: channels_last -> channels_last",
-                                      "dnnl.conv: channels_last -> plain",
-                                      "dnnl.binary: channels_last -> channels_last",
-                                      "dnnl.conv: channels_last -> plain"}));
+            (std::vector<std::string>{
+                "dnnl.conv: plain -> channels_last", "dnnl.pool: channels_last -> channels_last",
+                "dnnl.conv: channels_last -> plain", "dnnl.binary: channels_last -> channels_last",
+                "dnnl.conv: channels_last -> plain"}));
 }
 
 // A unary op no anchor precedes (after the model's input, say) runs as oneDNN's eltwise.
@@ -391,10 +392,10 @@ TEST_F(DnnlTest, AValueABinaryOpBroadcastsStaysPlain) {
     main.set_outputs({mb.conv(squared, {.out_channels = 8, .kernel = 1, .bias_operand = true})});
   });
   check(*m, {"dnnl"});
-  EXPECT_EQ(layouts_after_partition(ctx, *m),
-            (std::vector<std::string>{"dnnl.conv: plain -> plain",
-                                      "dnnl.binary: plain -> channels_last",
-                                      "dnnl.conv: channels_last -> plain"}));
+  EXPECT_EQ(
+      layouts_after_partition(ctx, *m),
+      (std::vector<std::string>{"dnnl.conv: plain -> plain", "dnnl.binary: plain -> channels_last",
+                                "dnnl.conv: channels_last -> plain"}));
 }
 
 // Batch normalization with its statistics, and layer normalization over the last axis or
@@ -428,8 +429,8 @@ TEST_F(DnnlTest, BatchAndLayerNormalizations) {
           values->set(i, variance ? std::abs(random->get(i)) + 0.1 : random->get(i));
         operands.push_back(b.constant(values));
       }
-      main.set_outputs({b.value(c.op, operands,
-                                test::make_attrs({{"axis", c.axis}, {"epsilon", 1e-3}}))});
+      main.set_outputs(
+          {b.value(c.op, operands, test::make_attrs({{"axis", c.axis}, {"epsilon", 1e-3}}))});
     });
     build::HostBuild built = check(*m, {"dnnl"});
     EXPECT_EQ(functions_on(built, "c"), 0u);
@@ -439,8 +440,8 @@ TEST_F(DnnlTest, BatchAndLayerNormalizations) {
   }
   auto m = model([&](Function& main, ModelBuilder& mb) {
     Value* x = main.add_param(TensorType{DType::f32, {2, 5, 24}}, "x");
-    main.set_outputs({mb.builder().value(
-        "nn.layer_norm", {x, mb.builder().constant(test::random_tensor({1}, 3))})});
+    main.set_outputs({mb.builder().value("nn.layer_norm",
+                                         {x, mb.builder().constant(test::random_tensor({1}, 3))})});
   });
   EXPECT_EQ(refusal_of(*m, "nn.layer_norm"),
             "dnnl.norm: the layer normalization's scale of shape 1 broadcasts; oneDNN takes one "
@@ -516,7 +517,9 @@ TEST_F(DnnlTest, Bf16MultipliesInBfloat16) {
   auto m = model([&](Function& main, ModelBuilder& mb) {
     Builder& b = mb.builder();
     Value* x = main.add_param(TensorType{DType::f32, {1, 32, 8, 8}}, "x");
-    Value* y = mb.conv(x, {.out_channels = 32, .padding = {1, 1, 1, 1}, .bias_operand = true,
+    Value* y = mb.conv(x, {.out_channels = 32,
+                           .padding = {1, 1, 1, 1},
+                           .bias_operand = true,
                            .activation = "nn.relu"});
     y = b.value("reshape", {y}, test::make_attrs({{"newshape", Ints{1, 32 * 8 * 8}}}));
     main.set_outputs({b.value("nn.dense", {y, b.constant(test::random_tensor({10, 2048}, 5))})});
@@ -531,8 +534,8 @@ TEST_F(DnnlTest, Bf16MultipliesInBfloat16) {
   // Sums of products rounded to 8 bits: within 1% of the largest output.
   double largest = compare_tensors(*(*reference)[0], *(*reference)[0], 0, 0).max_expected;
   TensorComparison bf16 = compare_tensors(*(*ours)[0], *(*reference)[0], 1e-2, 1e-2 * largest);
-  EXPECT_TRUE(bf16.ok()) << bf16.mismatches << " mismatch(es), max abs error "
-                         << bf16.max_abs_error << " of max " << bf16.max_expected;
+  EXPECT_TRUE(bf16.ok()) << bf16.mismatches << " mismatch(es), max abs error " << bf16.max_abs_error
+                         << " of max " << bf16.max_expected;
   EXPECT_GT(bf16.max_abs_error, 1e-4 * bf16.max_expected);
 }
 
@@ -544,8 +547,8 @@ TEST_F(DnnlTest, MaxIsaLimitsTheImplementations) {
   call.pad_begin[0] = call.pad_begin[1] = call.pad_end[0] = call.pad_end[1] = 1;
   call.algorithm = dnnl_convolution_direct;
   // oneDNN has no convolution of AVX alone: the newest within it is SSE4.1's.
-  for (auto [isa, implementation] : {std::pair<std::string, std::string>{"avx2", "jit:avx2"},
-                                     {"avx", "jit:sse41"}}) {
+  for (auto [isa, implementation] :
+       {std::pair<std::string, std::string>{"avx2", "jit:avx2"}, {"avx", "jit:sse41"}}) {
     auto targets = build::parse_targets(ctx, {"dnnl --max_isa=" + isa});
     ASSERT_TRUE(targets.ok()) << targets.error().message();
     Expected<Primitive> primitive = conv_primitive(call, targets->backends[0]);
