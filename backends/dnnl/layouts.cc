@@ -16,6 +16,7 @@
 // every composite so laid out has a primitive that is not oneDNN's reference one; values for
 // which that cannot hold stay plain. The region's parameters and results stay plain.
 #include <algorithm>
+#include <functional>
 #include <optional>
 #include <unordered_map>
 #include <unordered_set>
@@ -27,13 +28,14 @@ namespace uma::backends::dnnl {
 namespace {
 
 // A call of a dnnl.conv, dnnl.pool, dnnl.norm (batch) or dnnl.binary composite, with the
-// parameters that are its data (a binary op's full operand) and its residual, and the one it
-// reads plain (a binary op's broadcast operand, which may be its data too: x * x).
+// parameters that are its data (a binary op's full operand) and its residual, the one it
+// reads plain (a binary op's broadcast operand, which may be its data too: x * x), and
+// whether oneDNN has a primitive other than its reference one for it laid out so.
 struct Site {
   Node* call = nullptr;
   Function* composite = nullptr;
-  std::string kind;
   std::int64_t src = -1, residual = -1, plain = -1;
+  std::function<bool(Layouts)> runs_well;
 };
 
 std::int64_t param_index(const Function& composite, const Value* value) {
@@ -42,74 +44,58 @@ std::int64_t param_index(const Function& composite, const Value* value) {
   return -1;
 }
 
-std::vector<const Node*> nodes_of(const Function& composite) {
-  std::vector<const Node*> nodes;
-  for (const auto& node : composite.nodes()) nodes.push_back(node.get());
-  return nodes;
+// Whether oneDNN runs `call` (made once), laid out so, with a fast primitive.
+template <typename Call>
+std::function<bool(Layouts)> runs_well(std::string_view composite, const Call& call,
+                                       const Target& target,
+                                       Expected<Primitive> (*primitive)(const Call&,
+                                                                        const Target&)) {
+  return [=, &target](Layouts layouts) {
+    Call laid_out = call;
+    laid_out.layouts = layouts;
+    return check_implementation(composite, primitive(laid_out, target)).ok();
+  };
 }
 
-// The site of `node`, a call in a dnnl region, when it calls a convolution or a pooling.
+// The site of `node`, a call in a dnnl region, when it calls a composite that has layouts.
 std::optional<Site> site_of(Node& node, const Target& target,
                             const std::unordered_map<const Function*, int>& calls) {
   Function* composite = node.callee();
   if (composite == nullptr || calls.at(composite) != 1) return std::nullopt;
-  Site site{.call = &node,
-            .composite = composite,
-            .kind = composite->attrs().string_or_none(kCompositeAttr).value_or("")};
-  std::vector<const Node*> nodes = nodes_of(*composite);
+  std::string kind = composite->attrs().string_or_none(kCompositeAttr).value_or("");
+  std::vector<const Node*> nodes;
+  for (const auto& inner : composite->nodes()) nodes.push_back(inner.get());
   const Node* anchor = nullptr;
   for (const Node* inner : nodes)
     if (anchor == nullptr && !inner->is_op("constant")) anchor = inner;
   if (anchor == nullptr) return std::nullopt;
-  if (site.kind == "dnnl.conv") {
+  Site site{.call = &node, .composite = composite};
+  site.src = param_index(*composite, anchor->operand(0));
+  if (kind == "dnnl.conv") {
     Expected<ConvCall> call = conv_call(nodes, target);
     if (!call) return std::nullopt;
-    site.src = param_index(*composite, anchor->operand(0));
     site.residual = param_index(*composite, call->epilogue.residual);
-  } else if (site.kind == "dnnl.pool") {
-    site.src = param_index(*composite, anchor->operand(0));
-  } else if (site.kind == "dnnl.norm") {
+    site.runs_well = runs_well("conv", *call, target, conv_primitive);
+  } else if (kind == "dnnl.pool") {
+    Expected<PoolCall> call = pool_call(nodes);
+    if (!call) return std::nullopt;
+    site.runs_well = runs_well("pool", *call, target, pool_primitive);
+  } else if (kind == "dnnl.norm") {
     Expected<NormCall> call = norm_call(nodes);
     if (!call || call->layer || call->rank < 3) return std::nullopt;
-    site.src = param_index(*composite, anchor->operand(0));
-  } else if (site.kind == "dnnl.binary") {
+    site.runs_well = runs_well("norm", *call, target, norm_primitive);
+  } else if (kind == "dnnl.binary") {
     // Channels last is a layout of data with channels and 1 to 3 spatial dimensions.
     Expected<BinaryCall> call = binary_call(nodes);
     if (!call || call->rank < 3) return std::nullopt;
     site.src = param_index(*composite, anchor->operand(call->swapped ? 1 : 0));
     site.plain = param_index(*composite, anchor->operand(call->swapped ? 0 : 1));
+    site.runs_well = runs_well("binary", *call, target, binary_primitive);
   } else {
     return std::nullopt;
   }
   if (site.src < 0) return std::nullopt;
   return site;
-}
-
-// Whether oneDNN has a fast primitive for the site with these layouts.
-bool runs_well(const Site& site, const Target& target, Layouts layouts) {
-  std::vector<const Node*> nodes = nodes_of(*site.composite);
-  if (site.kind == "dnnl.conv") {
-    Expected<ConvCall> call = conv_call(nodes, target);
-    if (!call) return false;
-    call->layouts = layouts;
-    return check_implementation("conv", conv_primitive(*call, target)).ok();
-  }
-  if (site.kind == "dnnl.binary") {
-    Expected<BinaryCall> call = binary_call(nodes);
-    if (!call) return false;
-    call->layouts = layouts;
-    return check_implementation("binary", binary_primitive(*call, target)).ok();
-  }
-  if (site.kind == "dnnl.norm") {
-    Expected<NormCall> call = norm_call(nodes);
-    if (!call) return false;
-    call->layouts = layouts;
-    return check_implementation("norm", norm_primitive(*call, target)).ok();
-  }
-  Expected<PoolCall> call = pool_call(nodes);
-  if (!call) return false;
-  call->layouts = layouts;
-  return check_implementation("pool", pool_primitive(*call, target)).ok();
 }
 
 // Chooses the layouts of one region's values and writes them into its composites.
@@ -152,7 +138,7 @@ bool lay_out(Function& region, const Target& target,
     Layouts chosen = layouts(sites[i]);
     std::size_t key = i * 4 + 2 * chosen.src_channels_last + chosen.dst_channels_last;
     auto it = well.find(key);
-    if (it == well.end()) it = well.emplace(key, runs_well(sites[i], target, chosen)).first;
+    if (it == well.end()) it = well.emplace(key, sites[i].runs_well(chosen)).first;
     return it->second;
   };
   for (bool changed = true; changed;) {

@@ -43,8 +43,6 @@ Tag channels_last(std::size_t rank) {
   return rank == 1 ? Tag::acb : rank == 2 ? Tag::acdb : Tag::acdeb;
 }
 
-Tag plain(std::size_t rank) { return rank == 1 ? Tag::abc : rank == 2 ? Tag::abcd : Tag::abcde; }
-
 // Data of 1 to 5 dimensions (batch, channels, spatial...): plain, or channels last when it has
 // spatial ones.
 Tag data_tag(std::size_t ndims, bool last) {
@@ -157,7 +155,7 @@ Expected<Primitive> pool_primitive(const PoolCall& call, const Target& target) {
     pad_end.push_back(call.pad_end[i]);
   }
   // A pooling computes in its data's layout (the kernel reorders a result laid out otherwise).
-  Tag tag = call.layouts.src_channels_last ? channels_last(rank) : plain(rank);
+  Tag tag = data_tag(rank + 2, call.layouts.src_channels_last);
   return primitive([&](const ::dnnl::engine& engine) {
     ::dnnl::pooling_v2_forward::desc desc(
         ::dnnl::prop_kind::forward_inference, static_cast<::dnnl::algorithm>(call.algorithm),
