@@ -9,6 +9,11 @@ import pytest
 
 import uma
 
+# A sanitizer build preloads the ASan runtime into this interpreter (python/CMakeLists.txt);
+# the programs the tests start (the C compiler among them) must not inherit it, or LeakSanitizer
+# fails them on their own leaks. What is loaded stays loaded.
+os.environ.pop("LD_PRELOAD", None)
+
 SOURCE_DIR = os.environ.get("UMA_SOURCE_DIR",
                             os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", ".."))
 DIGITS = os.path.join(SOURCE_DIR, "examples", "digits")
