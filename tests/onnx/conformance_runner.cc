@@ -15,15 +15,24 @@
 // same way in the file given to --known-compiled-failures. Exit status 0 when every
 // outcome is the expected one.
 //
+// Tests listed in the file given to --excluded (what uma does not claim to run: string,
+// sequence and optional types, training ops, random generators) are left out of the count;
+// every other test is counted, also one whose ops are not all supported (it fails, and is
+// listed as NOT SUPPORTED). The counted tests are reported by op family (that of the op the
+// test is named after), and --min-pass-percent fails the run when fewer of them pass
+// (interpreted, and compiled with --compiled).
+//
 // Usage: onnx_conformance <node-tests-dir> <known_failures.txt> [--write-known-failures FILE]
-//        [--filter SUBSTRING]... [--verbose] [--compiled --cache-dir DIR
-//        --known-compiled-failures FILE [--write-known-compiled-failures FILE] [--target T]...
-//        [--constant-weights]]
+//        [--filter SUBSTRING]... [--verbose] [--excluded FILE [--min-pass-percent P]]
+//        [--compiled --cache-dir DIR --known-compiled-failures FILE
+//        [--write-known-compiled-failures FILE] [--target T]... [--constant-weights]]
 // A test runs when its name holds one of the --filter substrings (any test without one).
 #include <unistd.h>
 
 #include <algorithm>
+#include <cctype>
 #include <csignal>
+#include <cstdlib>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
@@ -59,16 +68,52 @@ void on_crash(int signal) {
   std::raise(signal);
 }
 
-// Whether every node's op (default domain) has a converter.
-bool all_ops_supported(const fs::path& model_path, const std::set<std::string>& supported) {
+// The model's ops in node order ("domain.Op" outside the default domain), and those of them
+// without a converter.
+struct ModelOps {
+  std::vector<std::string> ops, unsupported;
+};
+
+ModelOps model_ops(const fs::path& model_path, const std::set<std::string>& supported) {
+  ModelOps result;
   auto bytes = uma::read_file(model_path.string());
   onnx::ModelProto model;
-  if (!bytes || !model.ParseFromString(*bytes)) return false;
+  if (!bytes || !model.ParseFromString(*bytes)) {
+    result.unsupported.push_back("(model.onnx does not parse)");
+    return result;
+  }
   for (const onnx::NodeProto& node : model.graph().node()) {
     bool default_domain = node.domain().empty() || node.domain() == "ai.onnx";
-    if (!default_domain || supported.count(node.op_type()) == 0) return false;
+    std::string op = default_domain ? node.op_type() : node.domain() + "." + node.op_type();
+    if (std::find(result.ops.begin(), result.ops.end(), op) != result.ops.end()) continue;
+    result.ops.push_back(op);
+    if (!default_domain || supported.count(op) == 0) result.unsupported.push_back(op);
   }
-  return true;
+  return result;
+}
+
+std::string lowercase(std::string text) {
+  for (char& c : text) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  return text;
+}
+
+// The op a test is named after: the longest op type that, lowercased, begins the test's name
+// without "test_" and underscores ("test_reduce_log_sum_exp_do_not_keepdims" is
+// ReduceLogSumExp, not ReduceLogSum); else the model's first op. `model` is the ops of the
+// test, or of the test it expands for an "_expanded" one (whose first op is the one expanded).
+std::string tested_op(const std::string& test_name, const ModelOps& model,
+                      const std::vector<std::string>& supported) {
+  std::string key;
+  for (char c : test_name.substr(5))
+    if (c != '_') key += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  std::string best;
+  auto consider = [&](const std::string& op) {
+    if (op.size() > best.size() && key.starts_with(lowercase(op))) best = op;
+  };
+  for (const std::string& op : supported) consider(op);
+  for (const std::string& op : model.ops) consider(op);
+  if (best.empty() && !model.ops.empty()) best = model.ops.front();
+  return best;
 }
 
 std::vector<fs::path> numbered_files(const fs::path& dir, const std::string& prefix) {
@@ -348,16 +393,18 @@ class Outcomes {
 int main(int argc, char** argv) {
   if (argc < 3) {
     std::cerr << "usage: onnx_conformance <node-tests-dir> <known_failures.txt> "
-                 "[--write-known-failures FILE] [--filter SUBSTRING]... [--verbose] [--compiled "
+                 "[--write-known-failures FILE] [--filter SUBSTRING]... [--verbose] [--excluded "
+                 "FILE [--min-pass-percent P]] [--compiled "
                  "--cache-dir DIR --known-compiled-failures FILE "
                  "[--write-known-compiled-failures FILE] [--target T]... [--constant-weights]]\n";
     return 2;
   }
   fs::path root = argv[1];
   std::string known_path = argv[2];
-  std::string write_path, known_compiled_path, write_compiled_path, cache_dir;
+  std::string write_path, known_compiled_path, write_compiled_path, cache_dir, excluded_path;
   std::vector<std::string> filters, targets;
   bool verbose = false, compiled = false, constant_weights = false;
+  double min_pass_percent = 0;
   for (int i = 3; i < argc; ++i) {
     std::string arg = argv[i];
     if (arg == "--write-known-failures" && i + 1 < argc)
@@ -368,6 +415,10 @@ int main(int argc, char** argv) {
       targets.push_back(argv[++i]);
     else if (arg == "--constant-weights")
       constant_weights = true;
+    else if (arg == "--excluded" && i + 1 < argc)
+      excluded_path = argv[++i];
+    else if (arg == "--min-pass-percent" && i + 1 < argc)
+      min_pass_percent = std::atof(argv[++i]);
     else if (arg == "--verbose")
       verbose = true;
     else if (arg == "--compiled")
@@ -392,6 +443,9 @@ int main(int argc, char** argv) {
 
   std::vector<std::string> supported_list = uma::supported_onnx_ops();
   std::set<std::string> supported(supported_list.begin(), supported_list.end());
+  std::map<std::string, std::string> excluded;
+  if (!excluded_path.empty()) excluded = read_known_failures(excluded_path);
+  std::set<std::string> excluded_seen;
   Outcomes interpreted("known_failures.txt", "", read_known_failures(known_path));
   Outcomes compiled_outcomes(
       fs::path(known_compiled_path).filename().string(), "(compiled) ",
@@ -412,7 +466,14 @@ int main(int argc, char** argv) {
   }
   std::sort(tests.begin(), tests.end());
 
-  int total = 0, runnable = 0, with_constant_inputs = 0;
+  // Per family of the op each counted test is named after: tests, interpreted passes, and
+  // passes both interpreted and compiled.
+  struct FamilyCount {
+    int tests = 0, interpreted = 0, both = 0;
+  };
+  std::map<std::string, FamilyCount> families;
+  std::vector<std::string> not_supported;  // "name: ops", for the counted tests
+  int total = 0, runnable = 0, with_constant_inputs = 0, counted = 0, counted_passing = 0;
   for (const fs::path& dir : tests) {
     std::string name = dir.filename().string();
     if (!filters.empty() &&
@@ -421,20 +482,61 @@ int main(int argc, char** argv) {
         }))
       continue;
     ++total;
-    if (!all_ops_supported(dir / "model.onnx", supported)) continue;
+    bool is_excluded = excluded.count(name) != 0;
+    ModelOps ops = model_ops(dir / "model.onnx", supported);
+    FamilyCount* family = nullptr;
+    if (is_excluded) {
+      excluded_seen.insert(name);
+    } else {
+      ++counted;
+      ModelOps named = ops;
+      if (name.ends_with("_expanded")) {
+        fs::path original = dir.parent_path() / name.substr(0, name.size() - 9) / "model.onnx";
+        if (fs::exists(original)) named = model_ops(original, supported);
+      }
+      std::string family_name = uma::onnx_op_family(tested_op(name, named, supported_list));
+      family = &families[family_name.empty() ? "(no converter)" : family_name];
+      ++family->tests;
+    }
+    if (!ops.unsupported.empty()) {
+      if (!is_excluded)
+        not_supported.push_back(fmt::format("{}: {}", name, fmt::join(ops.unsupported, ", ")));
+      continue;
+    }
     ++runnable;
     std::snprintf(current_test, sizeof current_test, "%s", name.c_str());
     bool frozen = false;
     std::string compiled_failure;
     std::string failure =
         one_line(run_test(dir, frozen, compiled ? &mode : nullptr, compiled_failure), dir);
+    if (is_excluded) {
+      // Left out of the count, but it must not pass: then it belongs in the count.
+      if (failure.empty()) {
+        std::cout << "UNEXPECTEDLY PASSING " << name << " (remove it from "
+                  << fs::path(excluded_path).filename().string() << ")\n";
+        ++interpreted.problems;
+      }
+      continue;
+    }
     with_constant_inputs += frozen;
     interpreted.record(name, failure, verbose);
+    family->interpreted += failure.empty();
     // Compiled runs count for the tests the interpreter passes.
-    if (compiled && failure.empty())
-      compiled_outcomes.record(name, one_line(compiled_failure, dir), verbose);
+    if (compiled && failure.empty()) {
+      std::string compiled_reason = one_line(compiled_failure, dir);
+      compiled_outcomes.record(name, compiled_reason, verbose);
+      failure = compiled_reason;
+    }
+    family->both += failure.empty();
+    counted_passing += failure.empty();
   }
   if (filters.empty()) {
+    for (const auto& [name, reason] : excluded)
+      if (excluded_seen.count(name) == 0) {
+        std::cout << "STALE " << name << ": listed in "
+                  << fs::path(excluded_path).filename().string() << " but there is no such test\n";
+        ++interpreted.problems;
+      }
     interpreted.check_stale();
     if (compiled) compiled_outcomes.check_stale();
   }
@@ -463,5 +565,21 @@ int main(int argc, char** argv) {
         "failures, {} unexpected\n",
         compiled_outcomes.passed, interpreted.passed, compiled_outcomes.known_failed,
         compiled_outcomes.problems);
+  for (const std::string& line : not_supported) std::cout << "NOT SUPPORTED " << line << "\n";
+  std::cout << fmt::format("{:<16}{:>7}{:>13}{:>10}\n", "op family", "tests", "interpreted",
+                           compiled ? "compiled" : "");
+  for (const auto& [family, count] : families)
+    std::cout << fmt::format("{:<16}{:>7}{:>13}{:>10}\n", family, count.tests, count.interpreted,
+                             compiled ? std::to_string(count.both) : "");
+  double counted_percent = counted == 0 ? 0.0 : 100.0 * counted_passing / counted;
+  std::cout << fmt::format("{} of the {} tests counted ({} excluded: {}) pass{}: {:.1f}%\n",
+                           counted_passing, counted, total - counted,
+                           excluded_path.empty() ? "none listed" : excluded_path,
+                           compiled ? " interpreted and compiled" : "", counted_percent);
+  if (filters.empty() && counted_percent < min_pass_percent) {
+    std::cout << fmt::format("BELOW THE BAR: {:.1f}% pass, {}% required\n", counted_percent,
+                             min_pass_percent);
+    ++interpreted.problems;
+  }
   return interpreted.problems + compiled_outcomes.problems == 0 ? 0 : 1;
 }

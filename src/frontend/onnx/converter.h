@@ -82,11 +82,14 @@ using Converter = std::function<Expected<std::vector<Value*>>(NodeContext&)>;
 struct ConverterEntry {
   std::int64_t since;
   Converter convert;
+  std::string family;  // the family file's name: "elementwise", "rnn", ...
 };
 
 // ONNX op types (default domain) to converters.
 class ConverterTable {
  public:
+  // The family the converters added next belong to (what reports group ops by).
+  void set_family(std::string family) { family_ = std::move(family); }
   void add(std::string op_type, std::int64_t since, Converter converter);
   const ConverterEntry* find(std::string_view op_type) const;
   // Every op type with a converter, sorted.
@@ -94,6 +97,7 @@ class ConverterTable {
 
  private:
   std::map<std::string, ConverterEntry, std::less<>> converters_;
+  std::string family_;
 };
 
 // One per op family, in the file of that name.

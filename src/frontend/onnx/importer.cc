@@ -38,18 +38,25 @@ constexpr std::size_t kMaxNamesPerOp = 10;
 
 const ConverterTable& converters() {
   static const ConverterTable table = [] {
+    using namespace onnx_import;
+    const std::pair<const char*, void (*)(ConverterTable&)> families[] = {
+        {"constant", register_constant_converter},
+        {"elementwise", register_elementwise_converters},
+        {"conv", register_conv_converters},
+        {"norm", register_norm_converters},
+        {"transform", register_transform_converters},
+        {"reduce", register_reduce_converters},
+        {"einsum", register_einsum_converter},
+        {"quantize", register_quantize_converters},
+        {"rnn", register_rnn_converters},
+        {"signal", register_signal_converters},
+        {"loss", register_loss_converters},
+    };
     ConverterTable t;
-    onnx_import::register_constant_converter(t);
-    onnx_import::register_elementwise_converters(t);
-    onnx_import::register_conv_converters(t);
-    onnx_import::register_norm_converters(t);
-    onnx_import::register_transform_converters(t);
-    onnx_import::register_reduce_converters(t);
-    onnx_import::register_einsum_converter(t);
-    onnx_import::register_quantize_converters(t);
-    onnx_import::register_rnn_converters(t);
-    onnx_import::register_signal_converters(t);
-    onnx_import::register_loss_converters(t);
+    for (const auto& [family, register_family] : families) {
+      t.set_family(family);
+      register_family(t);
+    }
     return t;
   }();
   return table;
@@ -411,6 +418,11 @@ Expected<std::unique_ptr<Module>> import_model(Context& context, onnx::ModelProt
 }  // namespace
 
 std::vector<std::string> supported_onnx_ops() { return converters().op_types(); }
+
+std::string onnx_op_family(std::string_view op_type) {
+  const onnx_import::ConverterEntry* entry = converters().find(op_type);
+  return entry == nullptr ? "" : entry->family;
+}
 
 Expected<std::unique_ptr<Module>> import_onnx_bytes(Context& context, std::string_view bytes,
                                                     std::string_view name,

@@ -143,7 +143,7 @@ Value* NodeContext::constant(TensorPtr tensor) {
 }
 
 void ConverterTable::add(std::string op_type, std::int64_t since, Converter converter) {
-  bool added = converters_.emplace(op_type, ConverterEntry{since, std::move(converter)}).second;
+  bool added = converters_.emplace(op_type, ConverterEntry{since, std::move(converter), family_}).second;
   UMA_CHECK(added, "two converters for ONNX op {}", op_type);
 }
 

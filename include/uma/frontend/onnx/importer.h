@@ -51,5 +51,9 @@ Expected<std::unique_ptr<Module>> import_onnx_bytes(Context& context, std::strin
 
 // The ONNX op types (default domain) the importer converts, sorted.
 std::vector<std::string> supported_onnx_ops();
+// The family of converters an op type belongs to (the file in src/frontend/onnx that converts
+// it: "elementwise", "conv", "rnn", ...); empty for an op without a converter. What
+// conformance reports group tests by.
+std::string onnx_op_family(std::string_view op_type);
 
 }  // namespace uma
