@@ -195,26 +195,65 @@ TEST(OnnxControlFlowTest, LoopsBeyondTheUnrollingCapFailAtOnce) {
   EXPECT_LT(std::chrono::steady_clock::now() - start, std::chrono::seconds(20));
 }
 
-// Running sums over a 2x3 input along axis 1 (scan_input_axes), in reverse, and the steps
-// stacked along axis 1 of the output (scan_output_axes).
+TEST(OnnxControlFlowTest, SubgraphsNestAndSeeEveryEnclosingScope) {
+  // for i in 0..3: y = (i < 1) ? y * ten : y + one, where `ten` is the main graph's
+  // initializer, `one` the loop body's, and y the body's input: 1 -> 10 -> 11 -> 12.
+  OnnxGraph then_branch, else_branch, body;
+  then_branch.node("Mul", {"y_in", "ten"}, {"times"}, "times");
+  then_branch.output("times");
+  else_branch.node("Add", {"y_in", "one"}, {"plus"}, "plus");
+  else_branch.output("plus");
+  body.input("i", kInt64, {});
+  body.input("cond_in", kBool, {});
+  body.input("y_in", kFloat, {1});
+  body.initializer("one", *f32({1}, {1}));
+  body.initializer("first", *make_tensor(DType::i64, {}, {1}));
+  body.node("Less", {"i", "first"}, {"is_first"}, "is_first");
+  onnx::NodeProto& branch = body.node("If", {"is_first"}, {"y_out"}, "branch");
+  graph_attr(branch, "then_branch", then_branch);
+  graph_attr(branch, "else_branch", else_branch);
+  body.output("cond_in");
+  body.output("y_out");
+  OnnxGraph g(13);
+  g.input("y", kFloat, {1});
+  g.initializer("m", *make_tensor(DType::i64, {}, {3}));
+  g.initializer("ten", *f32({1}, {10}));
+  graph_attr(g.node("Loop", {"m", "", "y"}, {"y_last"}, "loop"), "body", body);
+  g.output("y_last");
+  std::vector<TensorPtr> out = run(g, {}, {f32({1}, {1})});
+  ASSERT_EQ(out.size(), 1u);
+  EXPECT_EQ(values_of(*out[0]), (Values{12}));
+}
+
+// Running sums, read in reverse. From opset 9: over a 2x3 input along axis 1
+// (scan_input_axes), the steps stacked along the last axis of the output (scan_output_axes).
+// Opset 8 has a batch axis 0 on every value and scans axis 1: the same sums over a 2x3x1
+// input, one batch entry at a time, after an empty sequence_lens.
 OnnxGraph scan_model(int opset) {
+  bool batched = opset < 9;
+  std::vector<Dim> element = batched ? std::vector<Dim>{1} : std::vector<Dim>{2};
   OnnxGraph body;
-  body.graph().set_name("body");
-  body.input("sum_in", kFloat, {2});
-  body.input("x_t", kFloat, {2});
+  body.input("sum_in", kFloat, element);
+  body.input("x_t", kFloat, element);
   body.node("Add", {"sum_in", "x_t"}, {"sum_out"}, "add");
   body.node("Identity", {"sum_out"}, {"step"}, "step");
   body.output("sum_out");
   body.output("step");
   OnnxGraph g(opset);
-  g.input("initial", kFloat, {2});
-  g.input("x", kFloat, {2, 3});
-  onnx::NodeProto& node = g.node("Scan", {"initial", "x"}, {"sum", "steps"}, "scan");
+  g.input("initial", kFloat, batched ? std::vector<Dim>{2, 1} : std::vector<Dim>{2});
+  g.input("x", kFloat, batched ? std::vector<Dim>{2, 3, 1} : std::vector<Dim>{2, 3});
+  std::vector<std::string> inputs{"initial", "x"};
+  if (batched) inputs.insert(inputs.begin(), "");
+  onnx::NodeProto& node = g.node("Scan", inputs, {"sum", "steps"}, "scan");
   graph_attr(node, "body", body);
   OnnxGraph::int_attr(node, "num_scan_inputs", 1);
-  OnnxGraph::ints_attr(node, "scan_input_axes", {1});
-  OnnxGraph::ints_attr(node, "scan_input_directions", {1});
-  OnnxGraph::ints_attr(node, "scan_output_axes", {-1});
+  if (batched) {
+    OnnxGraph::ints_attr(node, "directions", {1});
+  } else {
+    OnnxGraph::ints_attr(node, "scan_input_axes", {1});
+    OnnxGraph::ints_attr(node, "scan_input_directions", {1});
+    OnnxGraph::ints_attr(node, "scan_output_axes", {-1});
+  }
   g.output("sum");
   g.output("steps");
   return g;
@@ -230,12 +269,28 @@ TEST(OnnxControlFlowTest, ScanUnrollsAlongItsAxesAndDirections) {
   EXPECT_EQ(values_of(*out[1]), (Values{3, 5, 6, 30, 50, 60}));
 }
 
+TEST(OnnxControlFlowTest, ScanOfOpset8ScansEachBatchEntry) {
+  std::vector<TensorPtr> out =
+      run(scan_model(8), {}, {f32({2, 1}, {0, 100}), f32({2, 3, 1}, {1, 2, 3, 10, 20, 30})});
+  ASSERT_EQ(out.size(), 2u);
+  EXPECT_EQ(values_of(*out[0]), (Values{6, 160}));
+  EXPECT_EQ(out[1]->shape(), (Shape{2, 3, 1}));
+  EXPECT_EQ(values_of(*out[1]), (Values{3, 5, 6, 130, 150, 160}));
+}
+
 TEST(OnnxControlFlowTest, ScanErrors) {
   OnnxGraph g = scan_model(11);
   g.graph().mutable_node(0)->mutable_attribute(1)->set_i(3);
   EXPECT_EQ(import_error(g),
             "model.onnx: node 'scan' (Scan): attribute 'num_scan_inputs' is 3, but must be in "
             "[1, 2]");
+  OnnxGraph lens = scan_model(8);
+  lens.input("lens", onnx::TensorProto::INT32, {2});
+  lens.graph().mutable_node(0)->set_input(0, "lens");
+  EXPECT_EQ(import_error(lens),
+            "model.onnx: node 'scan' (Scan): input 0 ('sequence_lens') must be a constant that "
+            "gives every batch entry the sequence's full length (3): shorter sequences are not "
+            "supported");
 }
 
 }  // namespace
