@@ -192,6 +192,18 @@ TEST(OnnxControlFlowTest, LoopsBeyondTheUnrollingCapFailAtOnce) {
             "model.onnx: node 'loop' (Loop): iteration 20000 of a body of 5 nodes would exceed the "
             "cap of 100000 unrolled nodes (iterations × body nodes, over the whole model; 100000 "
             "are unrolled already)");
+  // A body of no node counts as one, or it would loop forever.
+  OnnxGraph body;
+  body.input("i", kInt64, {});
+  body.input("cond_in", kBool, {});
+  body.output("cond_in");
+  OnnxGraph empty(13);
+  empty.input("cond", kBool, {});
+  graph_attr(empty.node("Loop", {"", "cond"}, {}, "loop"), "body", body);
+  EXPECT_EQ(import_error(empty, bound("cond", boolean(true))),
+            "model.onnx: node 'loop' (Loop): iteration 100000 of a body of 0 nodes would exceed "
+            "the cap of 100000 unrolled nodes (iterations × body nodes, over the whole model; "
+            "100000 are unrolled already)");
   EXPECT_LT(std::chrono::steady_clock::now() - start, std::chrono::seconds(20));
 }
 

@@ -123,10 +123,11 @@ Expected<Values> convert_loop(NodeContext& ctx) {
   std::optional<std::int64_t> trip_count;
   if (ctx.has_input(0)) {
     UMA_TRY_ASSIGN(TensorPtr m, deciding_input(ctx, 0, "M"));
-    UMA_TRY_ASSIGN(double count, single_element(*m, "input 0 ('M')"));
-    trip_count =
-        std::max<std::int64_t>(0, m->dtype() == DType::i64 ? m->data<std::int64_t>()[0]
-                                                           : static_cast<std::int64_t>(count));
+    if (auto one = single_element(*m, "input 0 ('M')"); !one) return one.error();
+    if (m->dtype() != DType::i64)
+      return make_error("input 0 ('M') is {}, but must be i64", dtype_name(m->dtype()));
+    // A negative trip count runs no iteration, as a for loop would.
+    trip_count = std::max<std::int64_t>(0, m->data<std::int64_t>()[0]);
   }
   // Without a condition input, the body's condition output is ignored (a for loop).
   bool conditional = ctx.has_input(1);

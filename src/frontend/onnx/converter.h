@@ -27,8 +27,9 @@ class SubgraphImporter {
   // once per iteration defines its names anew each time.
   virtual Expected<std::vector<Value*>> import_subgraph(const onnx::GraphProto& graph,
                                                         const std::vector<Value*>& inputs) = 0;
-  // How many subgraph nodes the model's import has converted so far: what unrolling
-  // converters hold under their cap, across nested and successive loops.
+  // How many subgraph nodes the model's import has converted so far (an empty subgraph
+  // counting as one): what unrolling converters hold under their cap, across nested and
+  // successive loops.
   virtual std::int64_t imported_subgraph_nodes() const = 0;
 };
 

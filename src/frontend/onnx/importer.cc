@@ -219,7 +219,8 @@ class GraphImporter : public onnx_import::SubgraphImporter {
     if (static_cast<std::size_t>(graph.input_size()) != inputs.size())
       return make_error("the subgraph '{}' has {} inputs, but {} values are given (a bug in uma)",
                         graph.name(), graph.input_size(), inputs.size());
-    imported_subgraph_nodes_ += graph.node_size();
+    // An empty subgraph counts as one node, so that unrolling it is bounded too.
+    imported_subgraph_nodes_ += std::max(1, graph.node_size());
     scopes_.push_back(Scope{&graph});
     auto outputs = import_scope(graph, inputs);
     scopes_.pop_back();
