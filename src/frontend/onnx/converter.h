@@ -16,13 +16,38 @@
 
 namespace uma::onnx_import {
 
+// What the importer offers converters of control flow (If, Loop, Scan): importing a
+// subgraph's nodes inline, with the importer's own conversion of each node, into the
+// function being built. Names the subgraph does not define are its enclosing graphs'.
+class SubgraphImporter {
+ public:
+  virtual ~SubgraphImporter() = default;
+  // Imports `graph` with its inputs bound to `inputs`, one per graph input in order, and
+  // returns the values of its outputs. Each call is a fresh scope: a loop body imported
+  // once per iteration defines its names anew each time.
+  virtual Expected<std::vector<Value*>> import_subgraph(const onnx::GraphProto& graph,
+                                                        const std::vector<Value*>& inputs) = 0;
+  // How many subgraph nodes the model's import has converted so far (an empty subgraph
+  // counting as one): what unrolling converters hold under their cap, across nested and
+  // successive loops.
+  virtual std::int64_t imported_subgraph_nodes() const = 0;
+};
+
+// The tensor behind `value` when it is a constant with data (an initializer, a Constant node,
+// or a computation on constants folded on the way), else nullptr.
+TensorPtr constant_tensor(const Value* value);
+
 // What a converter sees of one ONNX node: its inputs as graph values, its attributes with
 // checked types, the model's opset, and a builder that names new nodes after it.
 class NodeContext {
  public:
   NodeContext(const onnx::NodeProto& node, std::vector<Value*> inputs, std::int64_t opset,
-              Builder& builder)
-      : node_(node), inputs_(std::move(inputs)), opset_(opset), builder_(builder) {}
+              Builder& builder, SubgraphImporter* subgraphs = nullptr)
+      : node_(node),
+        inputs_(std::move(inputs)),
+        opset_(opset),
+        builder_(builder),
+        subgraphs_(subgraphs) {}
 
   const onnx::NodeProto& proto() const { return node_; }
   const std::string& op_type() const { return node_.op_type(); }
@@ -33,9 +58,8 @@ class NodeContext {
   std::size_t num_inputs() const { return inputs_.size(); }
   bool has_input(std::size_t i) const { return i < inputs_.size() && inputs_[i] != nullptr; }
   Value* input(std::size_t i) const { return has_input(i) ? inputs_[i] : nullptr; }
-  // The tensor behind input i when it is a constant (an initializer, a Constant node, or a
-  // computation on constants folded on the way), else nullptr.
-  TensorPtr constant_input(std::size_t i) const;
+  // The tensor behind input i when it is a constant (constant_tensor), else nullptr.
+  TensorPtr constant_input(std::size_t i) const { return constant_tensor(input(i)); }
   // The same, or an error naming the input: "input 1 ('shape') must be a constant".
   Expected<TensorPtr> require_constant_input(std::size_t i, std::string_view what) const;
 
@@ -52,6 +76,12 @@ class NodeContext {
   Expected<std::vector<double>> attr_floats(std::string_view name,
                                             std::optional<std::vector<double>> fallback) const;
   Expected<TensorPtr> attr_tensor(std::string_view name) const;
+  // A graph attribute (If's branches, a Loop's or Scan's body); required.
+  Expected<const onnx::GraphProto*> attr_graph(std::string_view name) const;
+
+  // The importer's subgraph import, for control flow; an internal error where the context
+  // was made without one.
+  Expected<SubgraphImporter*> subgraphs() const;
 
   // Creates a uma node named after this ONNX node; errors come back for the importer to
   // prefix with the node's location.
@@ -68,6 +98,7 @@ class NodeContext {
   std::vector<Value*> inputs_;
   std::int64_t opset_;
   Builder& builder_;
+  SubgraphImporter* subgraphs_;
 };
 
 // Converts one ONNX node; returns one value per ONNX output (nullptr for an optional output
@@ -112,6 +143,7 @@ void register_quantize_converters(ConverterTable& table);   // QuantizeLinear, Q
 void register_rnn_converters(ConverterTable& table);        // RNN, GRU, LSTM (rnn.cc)
 void register_signal_converters(ConverterTable& table);     // windows, DFT, STFT (signal.cc)
 void register_loss_converters(ConverterTable& table);  // NegativeLogLikelihoodLoss, ... (loss.cc)
+void register_control_flow_converters(ConverterTable& table);  // If, Loop, Scan (control_flow.cc)
 
 // An nn.conv<N>d of `operands` (X, W and an optional bias) with the node's Conv attributes
 // (strides, pads or auto_pad, dilations, group, kernel_shape); conv.cc. ConvInteger and

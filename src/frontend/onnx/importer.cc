@@ -2,12 +2,15 @@
 // converting anything (opset, every op supported at that opset, names, graph inputs), then
 // convert the nodes in the graph's order, folding constant computations as they appear so
 // that shape computations (Shape -> Gather -> Concat -> Reshape) reach converters as
-// constants.
+// constants. Control flow converters import their subgraphs through the same conversion,
+// each in a scope of its own that sees the enclosing graphs' names (SubgraphImporter).
 //
 // Every error is prefixed with the model's name, and node errors with "node 'n' (OpType)".
 #include "uma/frontend/onnx/importer.h"
 
+#include <deque>
 #include <filesystem>
+#include <functional>
 #include <limits>
 #include <unordered_map>
 #include <unordered_set>
@@ -51,6 +54,7 @@ const ConverterTable& converters() {
         {"rnn", register_rnn_converters},
         {"signal", register_signal_converters},
         {"loss", register_loss_converters},
+        {"control_flow", register_control_flow_converters},
     };
     ConverterTable t;
     for (const auto& [family, register_family] : families) {
@@ -87,6 +91,20 @@ Expected<std::int64_t> default_opset(const onnx::ModelProto& model) {
   return *opset;
 }
 
+// Calls `f` on `graph`, then on the subgraphs its nodes hold (If's branches, a Loop's or
+// Scan's body), theirs in turn, and so on; stops at the first error.
+Status for_each_graph(onnx::GraphProto& graph, const std::function<Status(onnx::GraphProto&)>& f) {
+  UMA_TRY(f(graph));
+  for (onnx::NodeProto& node : *graph.mutable_node()) {
+    for (onnx::AttributeProto& attr : *node.mutable_attribute()) {
+      if (attr.has_g()) UMA_TRY(for_each_graph(*attr.mutable_g(), f));
+      for (onnx::GraphProto& subgraph : *attr.mutable_graphs())
+        UMA_TRY(for_each_graph(subgraph, f));
+    }
+  }
+  return Status::success();
+}
+
 // Gives unnamed nodes the name "<op_type>_<index>", so every message and location has one.
 void name_nodes(onnx::GraphProto& graph) {
   for (int i = 0; i < graph.node_size(); ++i) {
@@ -95,17 +113,23 @@ void name_nodes(onnx::GraphProto& graph) {
   }
 }
 
-// One error listing every op without a converter, with the nodes that use it.
-Status check_supported(const onnx::GraphProto& graph, const ConverterTable& table) {
+// One error listing every op without a converter, in the graph and its subgraphs, with the
+// nodes that use it.
+Status check_supported(onnx::GraphProto& graph, const ConverterTable& table) {
   std::vector<std::pair<std::string, std::vector<std::string>>> unsupported;
-  for (const onnx::NodeProto& node : graph.node()) {
-    if (is_default_domain(node.domain()) && table.find(node.op_type()) != nullptr) continue;
-    std::string op = qualified_op(node);
-    auto it = std::find_if(unsupported.begin(), unsupported.end(),
-                           [&](const auto& entry) { return entry.first == op; });
-    if (it == unsupported.end()) it = unsupported.insert(unsupported.end(), {op, {}});
-    it->second.push_back(node.name());
-  }
+  std::unordered_set<std::string> listed;
+  (void)for_each_graph(graph, [&](const onnx::GraphProto& g) {
+    for (const onnx::NodeProto& node : g.node()) {
+      if (is_default_domain(node.domain()) && table.find(node.op_type()) != nullptr) continue;
+      std::string op = qualified_op(node);
+      auto it = std::find_if(unsupported.begin(), unsupported.end(),
+                             [&](const auto& entry) { return entry.first == op; });
+      if (it == unsupported.end()) it = unsupported.insert(unsupported.end(), {op, {}});
+      // Subgraphs may repeat a name (two branches' "SequenceConstruct_1").
+      if (listed.insert(op + '\0' + node.name()).second) it->second.push_back(node.name());
+    }
+    return Status::success();
+  });
   if (unsupported.empty()) return Status::success();
   std::string list;
   for (const auto& [op, nodes] : unsupported) {
@@ -120,8 +144,8 @@ Status check_supported(const onnx::GraphProto& graph, const ConverterTable& tabl
   return make_error("unsupported ops: {}", list);
 }
 
-// Refuses the first node whose op the model's opset defines otherwise than its converter
-// implements (see ConverterEntry).
+// Refuses the first node (of the graph or a subgraph) whose op the model's opset defines
+// otherwise than its converter implements (see ConverterEntry).
 Status check_op_versions(const onnx::GraphProto& graph, const ConverterTable& table,
                          std::int64_t opset) {
   for (const onnx::NodeProto& node : graph.node()) {
@@ -150,8 +174,21 @@ Status inline_attribute_tensors(onnx::GraphProto& graph, const std::string& mode
   return Status::success();
 }
 
-// Converts the graph of one model into @main.
-class GraphImporter {
+// The names one graph defines: the main graph's, or those of one import of a subgraph (a
+// loop body defines its names anew in each iteration).
+struct Scope {
+  const onnx::GraphProto* graph = nullptr;
+  // Which node of `graph` produces each name, to tell a graph out of order from a missing input.
+  std::unordered_map<std::string, std::size_t> producers;
+  std::unordered_map<std::string, TensorPtr> initializers;
+  std::unordered_map<std::string, Value*> values;
+  // Outputs a converter did not produce (optional outputs uma does not compute).
+  std::unordered_set<std::string> unavailable;
+};
+
+// Converts the graph of one model into @main; subgraphs of control flow are imported inline
+// by the same conversion, in a scope of their own (SubgraphImporter).
+class GraphImporter : public onnx_import::SubgraphImporter {
  public:
   GraphImporter(Function& function, std::string model_dir, const InitializerData& data,
                 std::int64_t opset, const OnnxImportOptions& options)
@@ -162,30 +199,78 @@ class GraphImporter {
         options_(options) {}
 
   Status run(onnx::GraphProto& graph) {
-    UMA_TRY(index_producers(graph));
-    UMA_TRY(add_initializers(graph));
+    scopes_.push_back(Scope{&graph});
+    UMA_TRY(index_producers());
+    UMA_TRY(check_dense(graph));
+    for (onnx::TensorProto& proto : *graph.mutable_initializer()) {
+      UMA_TRY(add_initializer(proto));
+      // The tensor has the bytes now; dropping the proto's copy keeps peak memory near
+      // one copy of the weights.
+      std::string().swap(*proto.mutable_raw_data());
+    }
     UMA_TRY(add_inputs(graph));
-    for (int i = 0; i < graph.node_size(); ++i) {
-      const onnx::NodeProto& node = graph.node(i);
-      if (Status converted = convert(node, static_cast<std::size_t>(i)); !converted)
-        return converted.error();
-    }
-    std::vector<Value*> outputs;
-    for (const onnx::ValueInfoProto& output : graph.output()) {
-      UMA_TRY_ASSIGN(Value * value, lookup(output.name(), nullptr, 0));
-      outputs.push_back(value);
-    }
+    UMA_TRY_ASSIGN(std::vector<Value*> outputs, convert_nodes(graph));
     rewriter_.function().set_outputs(std::move(outputs));
     return Status::success();
   }
 
+  Expected<std::vector<Value*>> import_subgraph(const onnx::GraphProto& graph,
+                                                const std::vector<Value*>& inputs) override {
+    if (static_cast<std::size_t>(graph.input_size()) != inputs.size())
+      return make_error("the subgraph '{}' has {} inputs, but {} values are given (a bug in uma)",
+                        graph.name(), graph.input_size(), inputs.size());
+    // An empty subgraph counts as one node, so that unrolling it is bounded too.
+    imported_subgraph_nodes_ += std::max(1, graph.node_size());
+    scopes_.push_back(Scope{&graph});
+    auto outputs = import_scope(graph, inputs);
+    scopes_.pop_back();
+    return outputs;
+  }
+
+  std::int64_t imported_subgraph_nodes() const override { return imported_subgraph_nodes_; }
+
  private:
-  // Which node produces each name, to tell a graph out of order from a missing input.
-  Status index_producers(const onnx::GraphProto& graph) {
+  // A subgraph's initializers, inputs and nodes, in the innermost scope.
+  Expected<std::vector<Value*>> import_scope(const onnx::GraphProto& graph,
+                                             const std::vector<Value*>& inputs) {
+    UMA_TRY(index_producers());
+    UMA_TRY(check_dense(graph));
+    for (const onnx::TensorProto& proto : graph.initializer()) UMA_TRY(add_initializer(proto));
+    Scope& scope = scopes_.back();
+    for (std::size_t i = 0; i < inputs.size(); ++i) {
+      const std::string& name = graph.input(static_cast<int>(i)).name();
+      if (name.empty()) return make_error("input {} of subgraph '{}' has no name", i, graph.name());
+      if (auto it = scope.producers.find(name); it != scope.producers.end())
+        return make_error("subgraph input '{}' is also produced by node '{}'", name,
+                          producer_name(scope, it->second));
+      if (!scope.values.emplace(name, inputs[i]).second)
+        return make_error("two inputs of subgraph '{}' are named '{}'", graph.name(), name);
+    }
+    return convert_nodes(graph);
+  }
+
+  // Converts the graph's nodes in order; returns the values of its outputs.
+  Expected<std::vector<Value*>> convert_nodes(const onnx::GraphProto& graph) {
+    for (const onnx::NodeProto& node : graph.node()) UMA_TRY(convert(node));
+    std::vector<Value*> outputs;
+    for (const onnx::ValueInfoProto& output : graph.output()) {
+      UMA_TRY_ASSIGN(Value * value, lookup(output.name(), nullptr));
+      outputs.push_back(value);
+    }
+    return outputs;
+  }
+
+  static const std::string& producer_name(const Scope& scope, std::size_t index) {
+    return scope.graph->node(static_cast<int>(index)).name();
+  }
+
+  Status index_producers() {
+    const onnx::GraphProto& graph = *scopes_.back().graph;
+    auto& producers = scopes_.back().producers;
     for (int i = 0; i < graph.node_size(); ++i) {
       for (const std::string& output : graph.node(i).output()) {
         if (output.empty()) continue;
-        auto [it, inserted] = producers_.emplace(output, static_cast<std::size_t>(i));
+        auto [it, inserted] = producers.emplace(output, static_cast<std::size_t>(i));
         if (!inserted)
           return make_error("'{}' is produced by two nodes, '{}' and '{}'", output,
                             graph.node(static_cast<int>(it->second)).name(), graph.node(i).name());
@@ -194,39 +279,45 @@ class GraphImporter {
     return Status::success();
   }
 
-  Status add_initializers(onnx::GraphProto& graph) {
+  static Status check_dense(const onnx::GraphProto& graph) {
     if (graph.sparse_initializer_size() > 0)
       return make_error("sparse initializers are not supported ('{}')",
                         graph.sparse_initializer(0).values().name());
-    for (onnx::TensorProto& proto : *graph.mutable_initializer()) {
-      const std::string name = proto.name();
-      if (name.empty()) return make_error("an initializer has no name");
-      if (producers_.count(name) != 0)
-        return make_error("initializer '{}' is also produced by node '{}'", name,
-                          graph.node(static_cast<int>(producers_[name])).name());
-      UMA_TRY_ASSIGN(auto tensor, tensor_from_onnx(proto, fmt::format("initializer '{}'", name),
-                                                   model_dir_, raw_data_of(data_, proto)));
-      // The tensor has the bytes now; dropping the proto's copy keeps peak memory near
-      // one copy of the weights.
-      std::string().swap(*proto.mutable_raw_data());
-      if (!initializers_.emplace(name, std::move(tensor)).second)
-        return make_error("two initializers are named '{}'", name);
+    return Status::success();
+  }
+
+  // Reads one initializer of the graph of the innermost scope. A tensor is read once per
+  // proto: a loop body's initializers serve every iteration.
+  Status add_initializer(const onnx::TensorProto& proto) {
+    Scope& scope = scopes_.back();
+    const std::string& name = proto.name();
+    if (name.empty()) return make_error("an initializer has no name");
+    if (auto it = scope.producers.find(name); it != scope.producers.end())
+      return make_error("initializer '{}' is also produced by node '{}'", name,
+                        producer_name(scope, it->second));
+    TensorPtr& tensor = tensors_[&proto];
+    if (tensor == nullptr) {
+      UMA_TRY_ASSIGN(tensor, tensor_from_onnx(proto, fmt::format("initializer '{}'", name),
+                                              model_dir_, raw_data_of(data_, proto)));
     }
+    if (!scope.initializers.emplace(name, tensor).second)
+      return make_error("two initializers are named '{}'", name);
     return Status::success();
   }
 
   Status add_inputs(const onnx::GraphProto& graph) {
+    Scope& scope = scopes_.back();
     // Before IR version 4 initializers were listed as inputs too; they stay constants.
     std::vector<const onnx::ValueInfoProto*> inputs;
     std::unordered_set<std::string_view> names;
     for (const onnx::ValueInfoProto& input : graph.input()) {
-      if (initializers_.count(input.name()) != 0) continue;
+      if (scope.initializers.count(input.name()) != 0) continue;
       if (input.name().empty()) return make_error("a graph input has no name");
       if (!names.insert(input.name()).second)
         return make_error("two graph inputs are named '{}'", input.name());
-      if (producers_.count(input.name()) != 0)
+      if (auto it = scope.producers.find(input.name()); it != scope.producers.end())
         return make_error("graph input '{}' is also produced by node '{}'", input.name(),
-                          graph.node(static_cast<int>(producers_[input.name()])).name());
+                          producer_name(scope, it->second));
       inputs.push_back(&input);
     }
     // The user's mistakes first: they are clearer than what they would cause.
@@ -254,57 +345,59 @@ class GraphImporter {
             !bound->second->has_data())
           return make_error("the value bound to input '{}' is not a {} with data", name,
                             to_string(Type(type)));
-        initializers_.emplace(name, bound->second);
+        scope.initializers.emplace(name, bound->second);
         continue;
       }
-      values_.emplace(name, rewriter_.function().add_param(std::move(type), name));
+      scope.values.emplace(name, rewriter_.function().add_param(std::move(type), name));
     }
     return Status::success();
   }
 
-  // The value an ONNX name stands for; `user` (null for graph outputs) is the node at
-  // position `user_index` that asks.
-  Expected<Value*> lookup(const std::string& name, const onnx::NodeProto* user,
-                          std::size_t user_index) {
-    if (auto it = values_.find(name); it != values_.end()) return it->second;
-    if (auto it = initializers_.find(name); it != initializers_.end()) {
-      // One constant per initializer, made where it is first used, sharing the tensor.
-      Value* value = rewriter_.constant(it->second);
-      value->set_name(name);
-      values_.emplace(name, value);
-      return value;
+  // The value an ONNX name stands for, in the innermost scope that defines it; `user` (null
+  // for graph outputs) is the node that asks.
+  Expected<Value*> lookup(const std::string& name, const onnx::NodeProto* user) {
+    for (auto scope = scopes_.rbegin(); scope != scopes_.rend(); ++scope) {
+      if (auto it = scope->values.find(name); it != scope->values.end()) return it->second;
+      if (auto it = scope->initializers.find(name); it != scope->initializers.end()) {
+        // One constant per initializer, made where it is first used, sharing the tensor.
+        Value* value = rewriter_.constant(it->second);
+        value->set_name(name);
+        scope->values.emplace(name, value);
+        return value;
+      }
+      if (scope->unavailable.count(name) != 0)
+        return make_error("'{}' is an output that uma's converter of its node does not produce{}",
+                          name, user ? fmt::format(", but node '{}' uses it", user->name()) : "");
+      // Not converted yet: the producer comes later than the user.
+      if (user != nullptr && scope->producers.count(name) != 0)
+        return make_error(
+            "node '{}' uses '{}' before the node that produces it: the graph is not "
+            "in topological order",
+            user->name(), name);
     }
-    if (unavailable_.count(name) != 0)
-      return make_error("'{}' is an output that uma's converter of its node does not produce{}",
-                        name, user ? fmt::format(", but node '{}' uses it", user->name()) : "");
     if (user == nullptr)
       return make_error(
           "graph output '{}' is not produced by any node, and is neither an input "
           "nor an initializer",
           name);
-    if (auto it = producers_.find(name); it != producers_.end() && it->second >= user_index)
-      return make_error(
-          "node '{}' uses '{}' before the node that produces it: the graph is not "
-          "in topological order",
-          user->name(), name);
     return make_error("missing initializer or input '{}' used by node '{}'", name, user->name());
   }
 
-  Status convert(const onnx::NodeProto& node, std::size_t index) {
+  Status convert(const onnx::NodeProto& node) {
     std::vector<Value*> inputs;
     for (const std::string& name : node.input()) {
       if (name.empty()) {
         inputs.push_back(nullptr);
         continue;
       }
-      UMA_TRY_ASSIGN(Value * value, lookup(name, &node, index));
+      UMA_TRY_ASSIGN(Value * value, lookup(name, &node));
       inputs.push_back(value);
     }
     const onnx_import::ConverterEntry* converter = converters().find(node.op_type());
     UMA_CHECK(converter != nullptr, "op {} was checked to be supported", node.op_type());
     Function& function = rewriter_.function();
     Node* last = function.nodes().empty() ? nullptr : function.nodes().back().get();
-    NodeContext context(node, std::move(inputs), opset_, rewriter_);
+    NodeContext context(node, std::move(inputs), opset_, rewriter_, this);
     auto outputs = converter->convert(context);
     if (!outputs) return outputs.error().with_context(node_label(node));
     if (outputs->size() > static_cast<std::size_t>(node.output_size()))
@@ -322,11 +415,11 @@ class GraphImporter {
                          ? (*outputs)[static_cast<std::size_t>(i)]
                          : nullptr;
       if (value == nullptr) {
-        unavailable_.insert(name);
+        scopes_.back().unavailable.insert(name);
         continue;
       }
       if (value->name().empty()) value->set_name(name);
-      values_.emplace(name, value);
+      scopes_.back().values.emplace(name, value);
     }
     return Status::success();
   }
@@ -379,12 +472,12 @@ class GraphImporter {
   const InitializerData& data_;
   std::int64_t opset_;
   const OnnxImportOptions& options_;
-  std::unordered_map<std::string, std::size_t> producers_;
-  std::unordered_map<std::string, TensorPtr> initializers_;
-  std::unordered_map<std::string, Value*> values_;
-  // Outputs a converter did not produce (optional outputs uma does not compute).
-  std::unordered_set<std::string> unavailable_;
+  // The main graph's scope, then one per subgraph being imported, innermost last.
+  std::deque<Scope> scopes_;
+  // Every initializer's tensor, read once.
+  std::unordered_map<const onnx::TensorProto*, TensorPtr> tensors_;
   std::int64_t folded_elements_ = 0;
+  std::int64_t imported_subgraph_nodes_ = 0;
 };
 
 Expected<std::unique_ptr<Module>> import_model(Context& context, onnx::ModelProto& model,
@@ -394,10 +487,15 @@ Expected<std::unique_ptr<Module>> import_model(Context& context, onnx::ModelProt
   UMA_TRY_ASSIGN(std::int64_t opset, default_opset(model));
   if (!model.has_graph()) return make_error("the model has no graph");
   onnx::GraphProto& graph = *model.mutable_graph();
-  name_nodes(graph);
+  (void)for_each_graph(graph, [](onnx::GraphProto& g) {
+    name_nodes(g);
+    return Status::success();
+  });
   UMA_TRY(check_supported(graph, converters()));
-  UMA_TRY(check_op_versions(graph, converters(), opset));
-  UMA_TRY(inline_attribute_tensors(graph, model_dir));
+  UMA_TRY(for_each_graph(
+      graph, [&](onnx::GraphProto& g) { return check_op_versions(g, converters(), opset); }));
+  UMA_TRY(for_each_graph(
+      graph, [&](onnx::GraphProto& g) { return inline_attribute_tensors(g, model_dir); }));
   UMA_TRY(onnx_import::fuse_qdq_convolutions(graph, data, model_dir));
   auto module = std::make_unique<Module>(context, graph.name().empty() ? "model" : graph.name());
   UMA_TRY_ASSIGN(Function * main, module->add_function("main"));

@@ -25,6 +25,8 @@ bool has_type(const AttributeProto& attr, AttributeProto::AttributeType type) {
       return attr.ints_size() > 0;
     case AttributeProto::FLOATS:
       return attr.floats_size() > 0;
+    case AttributeProto::GRAPH:
+      return attr.has_g();
     default:
       return false;
   }
@@ -43,8 +45,7 @@ Error missing(std::string_view name) { return make_error("attribute '{}' is requ
 
 }  // namespace
 
-TensorPtr NodeContext::constant_input(std::size_t i) const {
-  const Value* value = input(i);
+TensorPtr constant_tensor(const Value* value) {
   if (value == nullptr || value->producer() == nullptr || !value->producer()->is_op("constant"))
     return nullptr;
   const TensorPtr& tensor = value->producer()->attrs().get_tensor("value");
@@ -117,6 +118,20 @@ Expected<TensorPtr> NodeContext::attr_tensor(std::string_view name) const {
   // The importer has already read external data of attribute tensors into the node.
   UMA_TRY_ASSIGN(auto tensor, tensor_from_onnx(attr->t(), fmt::format("attribute '{}'", name), ""));
   return TensorPtr(std::move(tensor));
+}
+
+Expected<const onnx::GraphProto*> NodeContext::attr_graph(std::string_view name) const {
+  const AttributeProto* attr = find_attr(name);
+  if (attr == nullptr) return missing(name);
+  if (!has_type(*attr, AttributeProto::GRAPH)) return wrong_type(*attr, AttributeProto::GRAPH);
+  return &attr->g();
+}
+
+Expected<SubgraphImporter*> NodeContext::subgraphs() const {
+  if (subgraphs_ == nullptr)
+    return make_error("{} has a subgraph, but this context imports none (a bug in uma)",
+                      node_.op_type());
+  return subgraphs_;
 }
 
 Expected<Node*> NodeContext::emit(std::string_view op, std::vector<Value*> operands,

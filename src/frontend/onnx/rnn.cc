@@ -46,24 +46,12 @@ struct Recurrence {
   bool input_forget = false, linear_before_reset = false, batch_first = false;
 };
 
-AttrMap attrs_of(std::initializer_list<std::pair<const char*, Attribute>> entries) {
-  AttrMap attrs;
-  for (const auto& [name, value] : entries) attrs.set(name, value);
-  return attrs;
-}
-
 // v[begin:end] along `axis`.
 Expected<Value*> slice(NodeContext& ctx, Value* v, std::int64_t axis, std::int64_t begin,
                        std::int64_t end) {
   return ctx.emit_value(
       "strided_slice", {v},
       attrs_of({{"begin", Ints{begin}}, {"end", Ints{end}}, {"axes", Ints{axis}}}));
-}
-
-// v[i] along axis 0, that axis dropped.
-Expected<Value*> at(NodeContext& ctx, Value* v, std::int64_t i) {
-  UMA_TRY_ASSIGN(Value * part, slice(ctx, v, 0, i, i + 1));
-  return ctx.emit_value("squeeze", {part}, attrs_of({{"axes", Ints{0}}}));
 }
 
 // Block k of `size` elements along the last axis: gate k of a projection, or of a bias.
@@ -364,18 +352,18 @@ Status run_direction(NodeContext& ctx, const Recurrence& rec, std::int64_t d, bo
                      Direction& dir) {
   const DType dtype = rec.x->tensor_type().dtype;
   const std::int64_t rows = rec.gates * rec.hidden;
-  UMA_TRY_ASSIGN(Value * w, at(ctx, rec.w, d));
-  UMA_TRY_ASSIGN(dir.r, at(ctx, rec.r, d));
+  UMA_TRY_ASSIGN(Value * w, element_at(ctx, rec.w, 0, d));
+  UMA_TRY_ASSIGN(dir.r, element_at(ctx, rec.r, 0, d));
   Value* w_bias = nullptr;
   dir.r_bias = nullptr;
   if (rec.bias != nullptr) {
-    UMA_TRY_ASSIGN(Value * bias, at(ctx, rec.bias, d));
+    UMA_TRY_ASSIGN(Value * bias, element_at(ctx, rec.bias, 0, d));
     UMA_TRY_ASSIGN(w_bias, slice(ctx, bias, 0, 0, rows));
     UMA_TRY_ASSIGN(dir.r_bias, slice(ctx, bias, 0, rows, 2 * rows));
   }
   dir.p = nullptr;
   if (rec.p != nullptr) {
-    UMA_TRY_ASSIGN(dir.p, at(ctx, rec.p, d));
+    UMA_TRY_ASSIGN(dir.p, element_at(ctx, rec.p, 0, d));
   }
   const std::size_t per_direction =
       rec.activations.size() / static_cast<std::size_t>(rec.directions);
@@ -386,10 +374,10 @@ Status run_direction(NodeContext& ctx, const Recurrence& rec, std::int64_t d, bo
   dir.h = zero_state;
   dir.c = zero_state;
   if (rec.initial_h != nullptr) {
-    UMA_TRY_ASSIGN(dir.h, at(ctx, rec.initial_h, d));
+    UMA_TRY_ASSIGN(dir.h, element_at(ctx, rec.initial_h, 0, d));
   }
   if (rec.initial_c != nullptr) {
-    UMA_TRY_ASSIGN(dir.c, at(ctx, rec.initial_c, d));
+    UMA_TRY_ASSIGN(dir.c, element_at(ctx, rec.initial_c, 0, d));
   }
   // Every step's input projection at once: (seq, batch, rows).
   Values operands = {rec.x, w};
@@ -399,7 +387,7 @@ Status run_direction(NodeContext& ctx, const Recurrence& rec, std::int64_t d, bo
   dir.y.assign(static_cast<std::size_t>(rec.seq), nullptr);
   for (std::int64_t k = 0; k < rec.seq; ++k) {
     const std::int64_t t = backward ? rec.seq - 1 - k : k;
-    UMA_TRY_ASSIGN(Value * xw_t, at(ctx, xw, t));
+    UMA_TRY_ASSIGN(Value * xw_t, element_at(ctx, xw, 0, t));
     UMA_TRY_ASSIGN(auto next, step(ctx, rec, dir, xw_t));
     auto [h, c] = next;
     Value* y = h;
@@ -424,17 +412,6 @@ Status run_direction(NodeContext& ctx, const Recurrence& rec, std::int64_t d, bo
   return Status::success();
 }
 
-// Values stacked along a new axis 0.
-Expected<Value*> stack(NodeContext& ctx, const Values& values) {
-  Values expanded;
-  for (Value* v : values) {
-    UMA_TRY_ASSIGN(Value * e, ctx.emit_value("expand_dims", {v}, attrs_of({{"axes", Ints{0}}})));
-    expanded.push_back(e);
-  }
-  if (expanded.size() == 1) return expanded[0];
-  return ctx.emit_value("concatenate", expanded, attrs_of({{"axis", std::int64_t{0}}}));
-}
-
 // Y (seq, directions, batch, hidden), Y_h and, for LSTM, Y_c (directions, batch, hidden), in
 // the node's layout; as many as the node has outputs.
 Expected<Values> convert_recurrence(NodeContext& ctx, Cell cell,
@@ -447,18 +424,18 @@ Expected<Values> convert_recurrence(NodeContext& ctx, Cell cell,
   for (std::int64_t t = 0; t < rec.seq; ++t) {
     Values directions;
     for (const Direction& dir : dirs) directions.push_back(dir.y[static_cast<std::size_t>(t)]);
-    UMA_TRY_ASSIGN(Value * at_t, stack(ctx, directions));
+    UMA_TRY_ASSIGN(Value * at_t, stack(ctx, directions, 0));
     per_step.push_back(at_t);
   }
   for (const Direction& dir : dirs) {
     last_h.push_back(dir.h);
     last_c.push_back(dir.c);
   }
-  UMA_TRY_ASSIGN(Value * y, stack(ctx, per_step));
-  UMA_TRY_ASSIGN(Value * y_h, stack(ctx, last_h));
+  UMA_TRY_ASSIGN(Value * y, stack(ctx, per_step, 0));
+  UMA_TRY_ASSIGN(Value * y_h, stack(ctx, last_h, 0));
   Values outputs = {y, y_h};
   if (cell == Cell::Lstm) {
-    UMA_TRY_ASSIGN(Value * y_c, stack(ctx, last_c));
+    UMA_TRY_ASSIGN(Value * y_c, stack(ctx, last_c, 0));
     outputs.push_back(y_c);
   }
   if (rec.batch_first) {

@@ -44,6 +44,27 @@ Value* scalar(NodeContext& ctx, DType dtype, double value) {
   return ctx.constant(std::move(tensor));
 }
 
+Expected<Value*> element_at(NodeContext& ctx, Value* v, std::int64_t axis, std::int64_t i) {
+  UMA_TRY_ASSIGN(Value * part,
+                 ctx.emit_value("strided_slice", {v},
+                                attrs_of({{"begin", std::vector<std::int64_t>{i}},
+                                          {"end", std::vector<std::int64_t>{i + 1}},
+                                          {"axes", std::vector<std::int64_t>{axis}}})));
+  return ctx.emit_value("squeeze", {part}, attrs_of({{"axes", std::vector<std::int64_t>{axis}}}));
+}
+
+Expected<Value*> stack(NodeContext& ctx, const std::vector<Value*>& values, std::int64_t axis) {
+  std::vector<Value*> expanded;
+  for (Value* v : values) {
+    UMA_TRY_ASSIGN(
+        Value * e,
+        ctx.emit_value("expand_dims", {v}, attrs_of({{"axes", std::vector<std::int64_t>{axis}}})));
+    expanded.push_back(e);
+  }
+  if (expanded.size() == 1) return expanded[0];
+  return ctx.emit_value("concatenate", expanded, attrs_of({{"axis", axis}}));
+}
+
 Expected<std::vector<Value*>> single(Expected<Value*> value) {
   if (!value) return value.error();
   return std::vector<Value*>{*value};

@@ -33,6 +33,12 @@ AttrMap attrs_of(std::initializer_list<std::pair<const char*, Attribute>> entrie
 // A constant scalar of `dtype`.
 Value* scalar(NodeContext& ctx, DType dtype, double value);
 
+// v[i] along `axis`, that axis dropped.
+Expected<Value*> element_at(NodeContext& ctx, Value* v, std::int64_t axis, std::int64_t i);
+
+// Values of one type stacked along a new axis `axis` (a sequence's steps into one tensor).
+Expected<Value*> stack(NodeContext& ctx, const std::vector<Value*>& values, std::int64_t axis);
+
 // A converter's single result.
 Expected<std::vector<Value*>> single(Expected<Value*> value);
 
