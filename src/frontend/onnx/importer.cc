@@ -50,6 +50,7 @@ const ConverterTable& converters() {
     onnx_import::register_rnn_converters(t);
     onnx_import::register_signal_converters(t);
     onnx_import::register_loss_converters(t);
+    onnx_import::register_data_dependent_converters(t);
     return t;
   }();
   return table;
