@@ -38,7 +38,7 @@ Expected<double> scalar_input(const NodeContext& ctx, std::size_t i, std::string
   return tensor->get(0);
 }
 
-// ---- NonZero ----------------------------------------------------------------------------
+// ---- NonZero ----
 
 // The coordinates of the nonzero elements of `x` in row-major order, one row per dimension
 // ([rank, count]); a scalar is a one-element vector, as numpy's nonzero sees it.
@@ -64,7 +64,7 @@ Expected<Values> convert_nonzero(NodeContext& ctx) {
   return Values{ctx.constant(nonzero_coordinates(*x))};
 }
 
-// ---- Unique -----------------------------------------------------------------------------
+// ---- Unique ----
 
 // -1, 0 or 1 as element a of `t` is below, equal to or above element b. 64-bit integers
 // compare exactly; NaNs are equal to each other and above every number, as numpy sorts them.
@@ -185,7 +185,7 @@ Expected<Values> convert_unique(NodeContext& ctx) {
   return outputs;
 }
 
-// ---- NonMaxSuppression ------------------------------------------------------------------
+// ---- NonMaxSuppression ----
 
 // A box by its extents, lower bound first on each axis.
 struct Box {
@@ -252,7 +252,7 @@ Expected<NmsParams> nms_params(const NodeContext& ctx) {
     return make_error("attribute 'center_point_box' is {}, but must be 0 or 1", center);
   params.center_point_box = center == 1;
   UMA_TRY_ASSIGN(double max_per_class, scalar_input(ctx, 2, "max_output_boxes_per_class", 0));
-  if (max_per_class < 0)
+  if (!(max_per_class >= 0))
     return make_error("input 2 ('max_output_boxes_per_class') is {}, but must be at least 0",
                       max_per_class);
   // No class selects more boxes than there are; the bound keeps the conversion defined.
