@@ -120,6 +120,12 @@ TEST_F(NodeContextTest, ConstantInputs) {
   EXPECT_EQ(error_of(ctx.require_constant_input(0, "shape")),
             "input 0 ('shape') must be a constant");
   EXPECT_EQ(error_of(ctx.require_constant_input(2, "axes")), "input 2 ('axes') is missing");
+  // An input that decides the results' shapes says why it must be known.
+  EXPECT_EQ(*ctx.require_shaping_input(1, "X"), ctx.constant_input(1));
+  EXPECT_EQ(error_of(ctx.require_shaping_input(0, "X")),
+            "input 0 ('X') must be a constant: the node's output shape depends on its values, "
+            "which uma needs at build time (bind a graph input to its value with --bind)");
+  EXPECT_EQ(error_of(ctx.require_shaping_input(2, "axes")), "input 2 ('axes') is missing");
 }
 
 TEST_F(NodeContextTest, EmittedNodesAreNamedAfterTheOnnxNode) {

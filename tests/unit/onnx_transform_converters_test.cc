@@ -340,7 +340,9 @@ TEST(OnnxTransformConverters, ReverseSequenceCompressTopK) {
   // Without an axis the input is flattened.
   EXPECT_EQ(values_of(*OneNode("Compress", 11).input(x).constant(keep).run1()), (Values{1}));
   EXPECT_EQ(OneNode("Compress", 11).input(x).input(keep).error(),
-            "m.onnx: node 'n' (Compress): input 1 ('condition') must be a constant");
+            "m.onnx: node 'n' (Compress): input 1 ('condition') must be a constant: the node's "
+            "output shape depends on its values, which uma needs at build time (bind a graph "
+            "input to its value with --bind)");
   EXPECT_EQ(OneNode("Compress", 11)
                 .input(x)
                 .constant(make_tensor(DType::boolean, {4}, {0, 0, 0, 1}))
@@ -362,6 +364,10 @@ TEST(OnnxTransformConverters, ReverseSequenceCompressTopK) {
   EXPECT_EQ(values_of(*low[1]), (Values{1, 3}));
   EXPECT_EQ(OneNode("TopK", 11).input(v).ints({2, 1}).outputs(2).error(),
             "m.onnx: node 'n' (TopK): input 1 ('K') has 2 elements, but must have one");
+  EXPECT_EQ(OneNode("TopK", 11).input(v).input(make_tensor(DType::i64, {1}, {2})).error(),
+            "m.onnx: node 'n' (TopK): input 1 ('K') must be a constant: the node's output shape "
+            "depends on its values, which uma needs at build time (bind a graph input to its "
+            "value with --bind)");
 }
 
 TEST(OnnxTransformConverters, Einsum) {

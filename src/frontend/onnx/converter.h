@@ -62,6 +62,10 @@ class NodeContext {
   TensorPtr constant_input(std::size_t i) const { return constant_tensor(input(i)); }
   // The same, or an error naming the input: "input 1 ('shape') must be a constant".
   Expected<TensorPtr> require_constant_input(std::size_t i, std::string_view what) const;
+  // The same for an input whose values decide the shapes of the node's results (NonZero's
+  // input, TopK's k): as uma's shapes are static, the error says so and how to give the
+  // values at build time.
+  Expected<TensorPtr> require_shaping_input(std::size_t i, std::string_view what) const;
 
   // Attributes: absent ones take `fallback`, or are an error when it is nullopt. A wrong
   // attribute type is an error naming the attribute.
@@ -144,6 +148,7 @@ void register_rnn_converters(ConverterTable& table);        // RNN, GRU, LSTM (r
 void register_signal_converters(ConverterTable& table);     // windows, DFT, STFT (signal.cc)
 void register_loss_converters(ConverterTable& table);  // NegativeLogLikelihoodLoss, ... (loss.cc)
 void register_control_flow_converters(ConverterTable& table);  // If, Loop, Scan (control_flow.cc)
+void register_data_dependent_converters(ConverterTable& table);  // NonZero, Unique, NMS
 
 // An nn.conv<N>d of `operands` (X, W and an optional bias) with the node's Conv attributes
 // (strides, pads or auto_pad, dilations, group, kernel_shape); conv.cc. ConvInteger and

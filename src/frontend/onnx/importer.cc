@@ -55,6 +55,7 @@ const ConverterTable& converters() {
         {"signal", register_signal_converters},
         {"loss", register_loss_converters},
         {"control_flow", register_control_flow_converters},
+        {"data_dependent", register_data_dependent_converters},
     };
     ConverterTable t;
     for (const auto& [family, register_family] : families) {

@@ -60,6 +60,16 @@ Expected<TensorPtr> NodeContext::require_constant_input(std::size_t i,
   return tensor;
 }
 
+Expected<TensorPtr> NodeContext::require_shaping_input(std::size_t i, std::string_view what) const {
+  auto tensor = require_constant_input(i, what);
+  if (!tensor && has_input(i))
+    return make_error(
+        "{}: the node's output shape depends on its values, which uma needs at build time "
+        "(bind a graph input to its value with --bind)",
+        tensor.error().message());
+  return tensor;
+}
+
 const AttributeProto* NodeContext::find_attr(std::string_view name) const {
   for (const AttributeProto& attr : node_.attribute())
     if (attr.name() == name) return &attr;

@@ -132,6 +132,8 @@ Expected<Values> convert_topk(NodeContext& ctx) {
     UMA_TRY_ASSIGN(std::int64_t k, ctx.attr_int("k", std::nullopt));
     attrs.set("k", k);
   } else {
+    // k decides the results' shapes, which the error for a k known only at run time says.
+    if (Expected<TensorPtr> known = ctx.require_shaping_input(1, "K"); !known) return known.error();
     UMA_TRY_ASSIGN(Ints k, constant_ints(ctx, 1, "K"));
     if (k.size() != 1)
       return make_error("input 1 ('K') has {} elements, but must have one", k.size());

@@ -557,7 +557,7 @@ Expected<Values> convert_reverse_sequence(NodeContext& ctx) {
 // flattened, without one).
 Expected<Values> convert_compress(NodeContext& ctx) {
   UMA_TRY_ASSIGN(Value * input, required_input(ctx, 0, "input"));
-  UMA_TRY_ASSIGN(TensorPtr condition, ctx.require_constant_input(1, "condition"));
+  UMA_TRY_ASSIGN(TensorPtr condition, ctx.require_shaping_input(1, "condition"));
   if (condition->shape().size() != 1)
     return make_error("input 1 ('condition') has shape {}, but must be 1-D",
                       to_string(condition->shape()));
