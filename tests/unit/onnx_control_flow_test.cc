@@ -79,8 +79,9 @@ TEST(OnnxControlFlowTest, IfImportsTheBranchItsConstantConditionChooses) {
 
 TEST(OnnxControlFlowTest, IfErrors) {
   EXPECT_EQ(import_error(if_model()),
-            "model.onnx: node 'if' (If): input 0 ('cond') must be a constant (uma's graph has no "
-            "control flow, so it is decided at import; bind the input with --bind)");
+            "model.onnx: node 'if' (If): input 0 ('cond') must be a constant: uma's graph has no "
+            "control flow, so it is decided at import; it is the model's input 'cond', so give "
+            "its value with --bind cond=FILE");
   EXPECT_EQ(import_error(if_model({2}), bound("cond", make_tensor(DType::boolean, {2}, {1, 0}))),
             "model.onnx: node 'if' (If): input 0 ('cond') has 2 elements, but must have one");
   OnnxGraph g = if_model();
@@ -158,8 +159,9 @@ TEST(OnnxControlFlowTest, LoopUnrollsAndStacksItsScanOutput) {
 
 TEST(OnnxControlFlowTest, LoopErrors) {
   EXPECT_EQ(import_error(loop_model(true, false)),
-            "model.onnx: node 'loop' (Loop): input 0 ('M') must be a constant (uma's graph has "
-            "no control flow, so it is decided at import; bind the input with --bind)");
+            "model.onnx: node 'loop' (Loop): input 0 ('M') must be a constant: uma's graph has "
+            "no control flow, so it is decided at import; it is the model's input 'm', so give "
+            "its value with --bind m=FILE");
   EXPECT_EQ(import_error(loop_model(false, false)),
             "model.onnx: node 'loop' (Loop): the loop has neither a trip count (input 0, 'M') "
             "nor a condition (input 1, 'cond'), so it never ends");

@@ -19,9 +19,13 @@ using test::OneNode;
 using test::values_of;
 using Values = std::vector<double>;
 
-constexpr const char* kWhy =
-    " must be a constant: the node's output shape depends on its values, which uma needs at "
-    "build time (bind a graph input to its value with --bind)";
+// The error for input `i` of the node given as a model's input, "in<i>".
+std::string not_constant(int i) {
+  return fmt::format(
+      " must be a constant: the node's output shape depends on its values, and uma's shapes are "
+      "static; it is the model's input 'in{0}', so give its value with --bind in{0}=FILE",
+      i);
+}
 
 TEST(OnnxDataDependent, NonZeroGivesCoordinatesInRowMajorOrder) {
   auto x = make_tensor(DType::i32, {2, 3}, {0, 5, 0, -1, 0, 2});
@@ -35,7 +39,7 @@ TEST(OnnxDataDependent, NonZeroGivesCoordinatesInRowMajorOrder) {
   EXPECT_EQ(OneNode("NonZero", 9).constant(f32({2, 2}, {0, 0, 0, 0})).run1()->shape(),
             (Shape{2, 0}));
   EXPECT_EQ(OneNode("NonZero", 13).input(x).error(),
-            std::string("m.onnx: node 'n' (NonZero): input 0 ('X')") + kWhy);
+            std::string("m.onnx: node 'n' (NonZero): input 0 ('X')") + not_constant(0));
 }
 
 TEST(OnnxDataDependent, UniqueSortedOrByFirstOccurrence) {
@@ -93,7 +97,7 @@ TEST(OnnxDataDependent, UniqueComparesExactlyAndKeepsTheDType) {
 TEST(OnnxDataDependent, UniqueErrors) {
   auto x = f32({2, 2}, {1, 2, 3, 4});
   EXPECT_EQ(OneNode("Unique", 11).input(x).outputs(4).error(),
-            std::string("m.onnx: node 'n' (Unique): input 0 ('X')") + kWhy);
+            std::string("m.onnx: node 'n' (Unique): input 0 ('X')") + not_constant(0));
   EXPECT_EQ(OneNode("Unique", 11).constant(x).attr("axis", std::int64_t{2}).outputs(4).error(),
             "m.onnx: node 'n' (Unique): attribute 'axis' is 2, but must be in [-2, 1] for an "
             "input of rank 2");
@@ -156,7 +160,7 @@ TEST(OnnxDataDependent, NonMaxSuppressionErrors) {
   auto boxes = six_boxes();
   auto scores = six_scores();
   EXPECT_EQ(OneNode("NonMaxSuppression", 11).input(boxes).constant(scores).error(),
-            std::string("m.onnx: node 'n' (NonMaxSuppression): input 0 ('boxes')") + kWhy);
+            std::string("m.onnx: node 'n' (NonMaxSuppression): input 0 ('boxes')") + not_constant(0));
   EXPECT_EQ(OneNode("NonMaxSuppression", 10)
                 .constant(boxes)
                 .constant(scores)
@@ -164,7 +168,7 @@ TEST(OnnxDataDependent, NonMaxSuppressionErrors) {
                 .error(),
             std::string("m.onnx: node 'n' (NonMaxSuppression): input 2 "
                         "('max_output_boxes_per_class')") +
-                kWhy);
+                not_constant(2));
   EXPECT_EQ(nms(f32({1, 6, 3}, Values(18, 0)), scores, 3, 0.5, 0).error(),
             "m.onnx: node 'n' (NonMaxSuppression): input 0 ('boxes') has shape 1x6x3, but must "
             "be batches x boxes x 4");

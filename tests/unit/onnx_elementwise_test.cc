@@ -255,7 +255,9 @@ TEST_F(OnnxElementwiseTest, DropoutInTrainingMode) {
   OnnxModel computed("Dropout", 13);
   computed.input("x", DType::f32, {2}).skip().input("training", DType::boolean, {}).output("y");
   EXPECT_EQ(import_error(computed),
-            "m.onnx: node 'n' (Dropout): input 2 ('training_mode') must be a constant");
+            "m.onnx: node 'n' (Dropout): input 2 ('training_mode') must be a constant: uma needs "
+            "its value at build time; it is the model's input 'training', so give its value with "
+            "--bind training=FILE");
 }
 
 // ---- comparisons and logic ----

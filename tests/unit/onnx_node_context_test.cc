@@ -117,15 +117,35 @@ TEST_F(NodeContextTest, ConstantInputs) {
   EXPECT_EQ(ctx.constant_input(0), nullptr);
   EXPECT_EQ(ctx.constant_input(1), c_->producer()->attrs().get_tensor("value"));
   EXPECT_EQ(*ctx.require_constant_input(1, "shape"), ctx.constant_input(1));
+  // The error names the model's input to bind, and how.
   EXPECT_EQ(error_of(ctx.require_constant_input(0, "shape")),
-            "input 0 ('shape') must be a constant");
+            "input 0 ('shape') must be a constant: uma needs its value at build time; it is the "
+            "model's input 'x', so give its value with --bind x=FILE");
   EXPECT_EQ(error_of(ctx.require_constant_input(2, "axes")), "input 2 ('axes') is missing");
   // An input that decides the results' shapes says why it must be known.
   EXPECT_EQ(*ctx.require_shaping_input(1, "X"), ctx.constant_input(1));
   EXPECT_EQ(error_of(ctx.require_shaping_input(0, "X")),
             "input 0 ('X') must be a constant: the node's output shape depends on its values, "
-            "which uma needs at build time (bind a graph input to its value with --bind)");
+            "and uma's shapes are static; it is the model's input 'x', so give its value with "
+            "--bind x=FILE");
   EXPECT_EQ(error_of(ctx.require_shaping_input(2, "axes")), "input 2 ('axes') is missing");
+}
+
+TEST_F(NodeContextTest, AValueComputedFromInputsNamesThemAndARunGivesIt) {
+  Value* y = function_.add_param(TensorType{DType::f32, {2}}, "y");
+  Value* sum = builder_.value("add", {x_, y});
+  EXPECT_EQ(error_of(context({sum}).require_constant_input(0, "shape")),
+            "input 0 ('shape') must be a constant: uma needs its value at build time, but it is "
+            "computed at run time from the model's input(s) 'x', 'y'; give their values with "
+            "--bind NAME=FILE");
+  // A run's value of the model's input serves, when its type is the input's.
+  std::map<std::string, TensorPtr, std::less<>> run_inputs{{"x", f32({2}, {3, 4})}};
+  NodeContext ctx(node_, {x_}, 13, builder_, nullptr, &run_inputs);
+  EXPECT_EQ(*ctx.require_constant_input(0, "shape"), run_inputs["x"]);
+  run_inputs["x"] = f32({3}, {3, 4, 5});
+  EXPECT_EQ(error_of(ctx.require_constant_input(0, "shape")),
+            "input 0 ('shape'): the value given for the model's input 'x' is tensor<3xf32>, but "
+            "the input is tensor<2xf32>");
 }
 
 TEST_F(NodeContextTest, EmittedNodesAreNamedAfterTheOnnxNode) {

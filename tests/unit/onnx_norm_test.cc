@@ -555,7 +555,9 @@ TEST_F(OnnxNormTest, ResizeErrors) {
   OnnxModel computed("Resize", 13);
   computed.input("x", DType::f32, {1, 1, 2, 2}).skip().input("s", DType::f32, {4}).output("y");
   EXPECT_EQ(import_error(computed),
-            "m.onnx: node 'n' (Resize): input 2 ('scales') must be a constant");
+            "m.onnx: node 'n' (Resize): input 2 ('scales') must be a constant: uma needs its "
+            "value at build time; it is the model's input 's', so give its value with --bind "
+            "s=FILE");
   OnnxModel scalar("Upsample", 7);
   scalar.input("x", DType::f32, {}).output("y").floats_attr("scales", {});
   EXPECT_EQ(import_error(scalar),

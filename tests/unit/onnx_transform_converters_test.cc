@@ -41,7 +41,9 @@ TEST(OnnxTransformConverters, ReshapeAndFlatten) {
                 ->shape(),
             (Shape{3, 0}));
   EXPECT_EQ(OneNode("Reshape", 13).input(x).input(make_tensor(DType::i64, {2}, {4, 6})).error(),
-            "m.onnx: node 'n' (Reshape): input 1 ('shape') must be a constant");
+            "m.onnx: node 'n' (Reshape): input 1 ('shape') must be a constant: uma needs its "
+            "value at build time; it is the model's input 'in1', so give its value with --bind "
+            "in1=FILE");
   EXPECT_EQ(OneNode("Flatten", 9).input(x).attr("axis", std::int64_t{0}).run1()->shape(),
             (Shape{1, 24}));
   EXPECT_EQ(OneNode("Flatten", 13).input(x).run1()->shape(), (Shape{2, 12}));
@@ -341,8 +343,8 @@ TEST(OnnxTransformConverters, ReverseSequenceCompressTopK) {
   EXPECT_EQ(values_of(*OneNode("Compress", 11).input(x).constant(keep).run1()), (Values{1}));
   EXPECT_EQ(OneNode("Compress", 11).input(x).input(keep).error(),
             "m.onnx: node 'n' (Compress): input 1 ('condition') must be a constant: the node's "
-            "output shape depends on its values, which uma needs at build time (bind a graph "
-            "input to its value with --bind)");
+            "output shape depends on its values, and uma's shapes are static; it is the model's "
+            "input 'in1', so give its value with --bind in1=FILE");
   EXPECT_EQ(OneNode("Compress", 11)
                 .input(x)
                 .constant(make_tensor(DType::boolean, {4}, {0, 0, 0, 1}))
@@ -366,8 +368,8 @@ TEST(OnnxTransformConverters, ReverseSequenceCompressTopK) {
             "m.onnx: node 'n' (TopK): input 1 ('K') has 2 elements, but must have one");
   EXPECT_EQ(OneNode("TopK", 11).input(v).input(make_tensor(DType::i64, {1}, {2})).error(),
             "m.onnx: node 'n' (TopK): input 1 ('K') must be a constant: the node's output shape "
-            "depends on its values, which uma needs at build time (bind a graph input to its "
-            "value with --bind)");
+            "depends on its values, and uma's shapes are static; it is the model's input 'in1', "
+            "so give its value with --bind in1=FILE");
 }
 
 TEST(OnnxTransformConverters, Einsum) {

@@ -22,7 +22,7 @@ namespace {
 
 struct BenchOptions {
   std::string model;
-  std::vector<std::string> input_shapes;
+  ImportArgs import;
   std::uint64_t seed = 0;
   int runs = 10;
   int warmup = 3;
@@ -73,7 +73,7 @@ nlohmann::json print_profile(const std::vector<FamilyProfile>& families, int run
 Expected<int> bench(const BenchOptions& options) {
   Context context;
   UMA_TRY(prepare_context(context, options.plugins));
-  UMA_TRY_ASSIGN(auto module, load_model(context, options.model, options.input_shapes));
+  UMA_TRY_ASSIGN(auto module, load_model(context, options.model, options.import));
   const Function* main = module->find_function("main");
   if (main == nullptr)
     return make_error("{}: the module has no function @main to run", options.model);
@@ -167,9 +167,7 @@ void add_bench_command(CLI::App& app, int& exit_code) {
       "Only the executor's runs are timed, on random inputs (--seed) allocated once; the\n"
       "build and the load are timed apart. Exit code: 0 ok, 1 error, 2 bad usage.");
   cmd->add_option("model", options->model, "ONNX model (.onnx) or graph IR text file")->required();
-  cmd->add_option("--input-shape", options->input_shapes,
-                  "Shape of an ONNX input, name=AxBxC (resolves symbolic dimensions)")
-      ->allow_extra_args(false);
+  add_import_options(*cmd, options->import);
   cmd->add_option("--seed", options->seed, "Seed of the random inputs");
   cmd->add_option("--runs", options->runs, "Timed runs")
       ->check(CLI::Range(1, 1'000'000))

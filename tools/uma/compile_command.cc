@@ -23,7 +23,7 @@ using Clock = std::chrono::steady_clock;
 struct CompileCommandOptions {
   std::string model;
   std::string output;
-  std::vector<std::string> input_shapes;
+  ImportArgs import;
   CompileOptions compile;
   std::vector<std::string> plugins;
 };
@@ -55,7 +55,7 @@ Expected<int> compile_command(CompileCommandOptions options) {
   Context context;
   UMA_TRY(prepare_context(context, options.plugins));
   Clock::time_point start = Clock::now();
-  UMA_TRY_ASSIGN(auto module, load_model(context, options.model, options.input_shapes));
+  UMA_TRY_ASSIGN(auto module, load_model(context, options.model, options.import));
   std::chrono::nanoseconds import = Clock::now() - start;
 
   options.compile.emit_c = (dir / "c").string();
@@ -118,9 +118,7 @@ void add_compile_command(CLI::App& app, int& exit_code) {
   cmd->add_option("-o,--output", options->output,
                   "The folder to write (made; refused when it exists and is not empty)")
       ->required();
-  cmd->add_option("--input-shape", options->input_shapes,
-                  "Shape of an ONNX input, name=AxBxC (resolves symbolic dimensions)")
-      ->allow_extra_args(false);
+  add_import_options(*cmd, options->import);
   add_compile_options(*cmd, options->compile);
   add_plugin_option(*cmd, options->plugins);
   add_examples(*cmd, {"uma compile model.onnx --target \"vanilla --dimension=8\" -o out/"});

@@ -14,7 +14,7 @@ namespace {
 struct ImportOptions {
   std::string model;
   std::string output = "-";
-  std::vector<std::string> input_shapes;
+  ImportArgs import;
   std::vector<std::string> plugins;
   bool elide_data = false;
   bool list_supported = false;
@@ -28,7 +28,7 @@ Status import(const ImportOptions& options) {
   if (options.model.empty()) return make_error("no model given (uma import model.onnx)");
   Context context;
   UMA_TRY(prepare_context(context, options.plugins));
-  UMA_TRY_ASSIGN(auto module, load_model(context, options.model, options.input_shapes));
+  UMA_TRY_ASSIGN(auto module, load_model(context, options.model, options.import));
   return write_file(options.output, to_string(*module, {.elide_data = options.elide_data}));
 }
 
@@ -41,9 +41,7 @@ void add_import_command(CLI::App& app, int& exit_code) {
   cmd->add_option("model", options->model, "ONNX model (.onnx)");
   cmd->add_option("-o,--output", options->output,
                   "Where to write the text ('-' for standard output)");
-  cmd->add_option("--input-shape", options->input_shapes,
-                  "Shape of an input, name=AxBxC (resolves symbolic dimensions)")
-      ->allow_extra_args(false);
+  add_import_options(*cmd, options->import);
   cmd->add_flag("--elide-data", options->elide_data, "Leave the bytes of large tensors out");
   cmd->add_flag("--list-supported", options->list_supported,
                 "List the ONNX op types the importer converts, one per line");

@@ -22,7 +22,7 @@ struct LowerCommandOptions {
   std::string tir_passes;
   std::vector<std::string> print_after;
   std::vector<std::string> functions;
-  std::vector<std::string> input_shapes;
+  ImportArgs import;
   std::vector<std::string> plugins;
 };
 
@@ -49,7 +49,7 @@ Expected<std::vector<const Function*>> selected(const Module& module,
 Expected<std::string> lower_module(const LowerCommandOptions& options) {
   Context context;
   UMA_TRY(prepare_context(context, options.plugins));
-  UMA_TRY_ASSIGN(auto module, load_model(context, options.input, options.input_shapes));
+  UMA_TRY_ASSIGN(auto module, load_model(context, options.input, options.import));
   // --print-after output goes ahead of the result, as in `uma opt`.
   std::ostringstream out;
   PipelineOptions pipeline_options{
@@ -98,9 +98,7 @@ void add_lower_command(CLI::App& app, int& exit_code) {
                   "A function to lower (repeatable); default: every Primitive function, else "
                   "@main")
       ->allow_extra_args(false);
-  cmd->add_option("--input-shape", options->input_shapes,
-                  "For ONNX models: an input's shape, name=AxBxC (repeatable)")
-      ->allow_extra_args(false);
+  add_import_options(*cmd, options->import);
   add_plugin_option(*cmd, options->plugins);
   add_examples(*cmd,
                {"uma lower model.uma --passes=fuse-ops --tir-passes=flatten-buffers,simplify"});

@@ -47,21 +47,48 @@ Status add_input_shape(const std::string& text, OnnxImportOptions& options) {
   return Status::success();
 }
 
+// "shape=shape.npy": the input named before the first '=' gets the file's tensor.
+Status add_bind(const std::string& text, OnnxImportOptions& options) {
+  std::size_t equals = text.find('=');
+  if (equals == std::string::npos || equals == 0 || equals + 1 == text.size())
+    return make_error("--bind '{}': expected name=path, e.g. shape=shape.npy", text);
+  std::string name = text.substr(0, equals);
+  auto tensor = read_tensor_file(text.substr(equals + 1));
+  if (!tensor) return tensor.error().with_context(fmt::format("--bind {}", text));
+  if (!options.constant_inputs.emplace(name, std::move(*tensor)).second)
+    return make_error("--bind gives '{}' twice", name);
+  return Status::success();
+}
+
 }  // namespace
 
-Expected<std::unique_ptr<Module>> load_model(Context& context, const std::string& path,
-                                             const std::vector<std::string>& input_shapes) {
+void add_import_options(CLI::App& cmd, ImportArgs& args) {
+  cmd.add_option("--input-shape", args.input_shapes,
+                 "Shape of an ONNX input, name=AxBxC (resolves symbolic dimensions)")
+      ->allow_extra_args(false);
+  cmd.add_option("--bind", args.binds,
+                 "An ONNX input bound to a value at build time, name=path (.npy or .pb): it "
+                 "becomes a constant and no input of @main; what an input a node needs at build "
+                 "time (a Reshape's shape, a Loop's trip count) takes")
+      ->allow_extra_args(false);
+}
+
+Expected<std::unique_ptr<Module>> load_model(
+    Context& context, const std::string& path, const ImportArgs& args,
+    const std::map<std::string, TensorPtr, std::less<>>& run_inputs) {
   std::unique_ptr<Module> module;
   if (ends_with(path, ".onnx")) {
     OnnxImportOptions options;
-    for (const std::string& text : input_shapes) UMA_TRY(add_input_shape(text, options));
+    for (const std::string& text : args.input_shapes) UMA_TRY(add_input_shape(text, options));
+    for (const std::string& text : args.binds) UMA_TRY(add_bind(text, options));
+    options.run_inputs = run_inputs;
     Progress progress(fmt::format("importing {}", path));
     UMA_TRY_ASSIGN(module, import_onnx_file(context, path, options));
   } else {
-    if (!input_shapes.empty())
+    if (!args.input_shapes.empty() || !args.binds.empty())
       return make_error(
-          "{}: --input-shape applies to ONNX models (.onnx) only; graph IR text "
-          "states its shapes",
+          "{}: --input-shape and --bind apply to ONNX models (.onnx) only; graph IR text "
+          "states its shapes and constants",
           path);
     UMA_TRY_ASSIGN(std::string text, read_file(path));
     UMA_TRY_ASSIGN(module, parse_module(context, text, path));

@@ -30,7 +30,7 @@ struct PartitionCommandOptions {
   bool merge_regions = true;
   bool bind_constants = true;
   std::int64_t min_region_size = 0;
-  std::vector<std::string> input_shapes;
+  ImportArgs import;
   std::string output;
   bool elide_data = false;
   ReportOutput report{.format = "table"};
@@ -111,7 +111,7 @@ Expected<int> partition_command(const PartitionCommandOptions& options) {
     return make_error("--min-region-size must not be negative, not {}", options.min_region_size);
   Context context;
   UMA_TRY(prepare_context(context, options.plugins));
-  UMA_TRY_ASSIGN(auto module, load_model(context, options.model, options.input_shapes));
+  UMA_TRY_ASSIGN(auto module, load_model(context, options.model, options.import));
 
   std::vector<TensorPtr> before;
   if (options.check) {
@@ -152,9 +152,7 @@ void add_partition_command(CLI::App& app, int& exit_code) {
                   "them as arguments (false)");
   cmd->add_option("--min-region-size", options->min_region_size,
                   "Regions with fewer nodes go back to the host");
-  cmd->add_option("--input-shape", options->input_shapes,
-                  "Shape of an ONNX input, name=AxBxC (resolves symbolic dimensions)")
-      ->allow_extra_args(false);
+  add_import_options(*cmd, options->import);
   cmd->add_option("-o,--output", options->output,
                   "Write the partitioned module there as graph IR text ('-' for standard output)");
   cmd->add_flag("--elide-data", options->elide_data,

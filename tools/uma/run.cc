@@ -28,7 +28,7 @@ namespace {
 
 struct RunOptions {
   std::string model;
-  std::vector<std::string> input_shapes;
+  ImportArgs import;
   std::vector<std::string> inputs;
   std::uint64_t seed = 0;
   std::size_t print_limit = 16;
@@ -101,6 +101,19 @@ Expected<std::vector<TensorPtr>> make_inputs(const Function& main, const RunOpti
                              to_string(p->type()), sources[i]);
   }
   return inputs;
+}
+
+// The tensors of the --input files given by name (name=path), for the import: a node that
+// needs one of them at build time (a Reshape's shape) is built for it, so a model that takes
+// such a value as an input runs without --bind.
+Expected<std::map<std::string, TensorPtr, std::less<>>> named_inputs(const RunOptions& options) {
+  std::map<std::string, TensorPtr, std::less<>> named;
+  for (const std::string& text : options.inputs) {
+    std::size_t equals = text.find('=');
+    if (equals == std::string::npos || std::filesystem::exists(text)) continue;
+    UMA_TRY_ASSIGN(named[text.substr(0, equals)], read_tensor_file(text.substr(equals + 1)));
+  }
+  return named;
 }
 
 // Compares each output with its --expect file; prints the errors. False on a mismatch.
@@ -254,7 +267,8 @@ Status bisect(Context& context, const CompiledRun& failed, const std::vector<Ten
   std::size_t trials = 0;
   auto trial = [&](std::vector<std::string> host_regions) -> Expected<std::optional<std::string>> {
     progress.update(++trials, offloaded.size() + 1);
-    UMA_TRY_ASSIGN(auto module, load_model(context, options.model, options.input_shapes));
+    UMA_TRY_ASSIGN(auto run_inputs, named_inputs(options));
+    UMA_TRY_ASSIGN(auto module, load_model(context, options.model, options.import, run_inputs));
     CompileOptions compile = options.compile;
     compile.print_after.clear();
     compile.emit_c.clear();
@@ -301,7 +315,8 @@ Status bisect(Context& context, const CompiledRun& failed, const std::vector<Ten
 Expected<int> run(const RunOptions& options) {
   Context context;
   UMA_TRY(prepare_context(context, options.plugins));
-  UMA_TRY_ASSIGN(auto module, load_model(context, options.model, options.input_shapes));
+  UMA_TRY_ASSIGN(auto run_inputs, named_inputs(options));
+  UMA_TRY_ASSIGN(auto module, load_model(context, options.model, options.import, run_inputs));
   UMA_TRY(runtime::check_memory_budget(
       *module, options.memory_budget ? options.memory_budget : runtime::default_memory_budget()));
   const Function* main = module->find_function("main");
@@ -345,12 +360,11 @@ void add_run_command(CLI::App& app, int& exit_code) {
   CLI::App* cmd = app.add_subcommand(
       "run", "Run a model's @main with the reference interpreter, or compiled for the host");
   cmd->add_option("model", options->model, "ONNX model (.onnx) or graph IR text file")->required();
-  cmd->add_option("--input-shape", options->input_shapes,
-                  "Shape of an ONNX input, name=AxBxC (resolves symbolic dimensions)")
-      ->allow_extra_args(false);
+  add_import_options(*cmd, options->import);
   cmd->add_option("--input", options->inputs,
                   "An input tensor, name=path or path (next input in order); .npy or .pb. "
-                  "Inputs not given are random")
+                  "Inputs not given are random; one given by name also serves a node that needs its "
+                  "value at build time (a Reshape's shape), as --bind would")
       ->allow_extra_args(false);
   cmd->add_option("--seed", options->seed, "Seed of the random inputs");
   cmd->add_option("--print-limit", options->print_limit, "How many values of each output to print");

@@ -26,15 +26,10 @@ using Values = std::vector<Value*>;
 
 constexpr std::int64_t kMaxUnrolledNodes = 100000;
 
-// Constant input `i` that decides the control flow, with the way to make it one.
+// Constant input `i` that decides the control flow.
 Expected<TensorPtr> deciding_input(const NodeContext& ctx, std::size_t i, std::string_view what) {
-  auto tensor = ctx.require_constant_input(i, what);
-  if (!tensor)
-    return make_error(
-        "{} (uma's graph has no control flow, so it is decided at import; bind the input "
-        "with --bind)",
-        tensor.error().message());
-  return tensor;
+  return ctx.require_constant_input(
+      i, what, "uma's graph has no control flow, so it is decided at import");
 }
 
 // The one element of a tensor that decides the control flow.

@@ -42,12 +42,14 @@ TensorPtr constant_tensor(const Value* value);
 class NodeContext {
  public:
   NodeContext(const onnx::NodeProto& node, std::vector<Value*> inputs, std::int64_t opset,
-              Builder& builder, SubgraphImporter* subgraphs = nullptr)
+              Builder& builder, SubgraphImporter* subgraphs = nullptr,
+              const std::map<std::string, TensorPtr, std::less<>>* run_inputs = nullptr)
       : node_(node),
         inputs_(std::move(inputs)),
         opset_(opset),
         builder_(builder),
-        subgraphs_(subgraphs) {}
+        subgraphs_(subgraphs),
+        run_inputs_(run_inputs) {}
 
   const onnx::NodeProto& proto() const { return node_; }
   const std::string& op_type() const { return node_.op_type(); }
@@ -60,8 +62,13 @@ class NodeContext {
   Value* input(std::size_t i) const { return has_input(i) ? inputs_[i] : nullptr; }
   // The tensor behind input i when it is a constant (constant_tensor), else nullptr.
   TensorPtr constant_input(std::size_t i) const { return constant_tensor(input(i)); }
-  // The same, or an error naming the input: "input 1 ('shape') must be a constant".
-  Expected<TensorPtr> require_constant_input(std::size_t i, std::string_view what) const;
+  // The same, or else the value a run gives for it when it is the model's input (the
+  // importer's run_inputs), or else an error naming the input, why it must be a constant
+  // (`why`, by default that uma needs its value at build time), and the model's inputs to
+  // bind: "input 1 ('shape') must be a constant: ...; it is the model's input 'shape', so
+  // give its value with --bind shape=FILE".
+  Expected<TensorPtr> require_constant_input(std::size_t i, std::string_view what,
+                                             std::string_view why = "") const;
   // The same for an input whose values decide the shapes of the node's results (NonZero's
   // input, TopK's k): as uma's shapes are static, the error says so and how to give the
   // values at build time.
@@ -103,6 +110,7 @@ class NodeContext {
   std::int64_t opset_;
   Builder& builder_;
   SubgraphImporter* subgraphs_;
+  const std::map<std::string, TensorPtr, std::less<>>* run_inputs_;  // OnnxImportOptions'
 };
 
 // Converts one ONNX node; returns one value per ONNX output (nullptr for an optional output

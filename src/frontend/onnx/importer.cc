@@ -398,7 +398,7 @@ class GraphImporter : public onnx_import::SubgraphImporter {
     UMA_CHECK(converter != nullptr, "op {} was checked to be supported", node.op_type());
     Function& function = rewriter_.function();
     Node* last = function.nodes().empty() ? nullptr : function.nodes().back().get();
-    NodeContext context(node, std::move(inputs), opset_, rewriter_, this);
+    NodeContext context(node, std::move(inputs), opset_, rewriter_, this, &options_.run_inputs);
     auto outputs = converter->convert(context);
     if (!outputs) return outputs.error().with_context(node_label(node));
     if (outputs->size() > static_cast<std::size_t>(node.output_size()))

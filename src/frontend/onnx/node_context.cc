@@ -1,5 +1,10 @@
 // What converters see of an ONNX node (NodeContext), and the table of converters.
 #include "converter.h"
+
+#include <fmt/format.h>
+
+#include <set>
+
 #include "uma/frontend/onnx/tensor_proto.h"
 
 namespace uma::onnx_import {
@@ -52,22 +57,65 @@ TensorPtr constant_tensor(const Value* value) {
   return tensor != nullptr && tensor->has_data() ? tensor : nullptr;
 }
 
-Expected<TensorPtr> NodeContext::require_constant_input(std::size_t i,
-                                                        std::string_view what) const {
+namespace {
+
+// The model's inputs (parameters) that `value` is computed from, depth first in operand
+// order; at most `limit` of them.
+std::vector<std::string> inputs_behind(const Value* value, std::size_t limit) {
+  std::vector<std::string> names;
+  std::vector<const Value*> work{value};
+  std::set<const Value*> seen{value};
+  while (!work.empty() && names.size() < limit) {
+    const Value* next = work.back();
+    work.pop_back();
+    if (next->is_param()) {
+      names.push_back(next->name());
+      continue;
+    }
+    const std::vector<Value*>& operands = next->producer()->operands();
+    for (auto operand = operands.rbegin(); operand != operands.rend(); ++operand)
+      if (seen.insert(*operand).second) work.push_back(*operand);
+  }
+  return names;
+}
+
+}  // namespace
+
+Expected<TensorPtr> NodeContext::require_constant_input(std::size_t i, std::string_view what,
+                                                        std::string_view why) const {
   if (!has_input(i)) return make_error("input {} ('{}') is missing", i, what);
-  TensorPtr tensor = constant_input(i);
-  if (tensor == nullptr) return make_error("input {} ('{}') must be a constant", i, what);
-  return tensor;
+  if (TensorPtr tensor = constant_input(i)) return tensor;
+  const Value* value = input(i);
+  // A run's own value of the model's input (uma run --input): the node is built for it.
+  if (value->is_param() && run_inputs_ != nullptr)
+    if (auto given = run_inputs_->find(value->name()); given != run_inputs_->end()) {
+      if (!(Type(given->second->type()) == value->type()))
+        return make_error("input {} ('{}'): the value given for the model's input '{}' is {}, "
+                          "but the input is {}",
+                          i, what, value->name(), to_string(Type(given->second->type())),
+                          to_string(value->type()));
+      return given->second;
+    }
+  std::string reason = why.empty() ? "uma needs its value at build time" : std::string(why);
+  if (value->is_param())
+    return make_error(
+        "input {} ('{}') must be a constant: {}; it is the model's input '{}', so give its "
+        "value with --bind {}=FILE",
+        i, what, reason, value->name(), value->name());
+  std::vector<std::string> inputs = inputs_behind(value, 4);
+  if (inputs.empty())
+    return make_error("input {} ('{}') must be a constant: {}, but it is computed at run time", i,
+                      what, reason);
+  return make_error(
+      "input {} ('{}') must be a constant: {}, but it is computed at run time from the model's "
+      "input(s) '{}'; give their values with --bind NAME=FILE",
+      i, what, reason, fmt::join(inputs, "', '"));
 }
 
 Expected<TensorPtr> NodeContext::require_shaping_input(std::size_t i, std::string_view what) const {
-  auto tensor = require_constant_input(i, what);
-  if (!tensor && has_input(i))
-    return make_error(
-        "{}: the node's output shape depends on its values, which uma needs at build time "
-        "(bind a graph input to its value with --bind)",
-        tensor.error().message());
-  return tensor;
+  return require_constant_input(i, what,
+                                "the node's output shape depends on its values, and uma's shapes "
+                                "are static");
 }
 
 const AttributeProto* NodeContext::find_attr(std::string_view name) const {

@@ -22,6 +22,10 @@ struct OnnxImportOptions {
   // converters need as constants (a Reshape's shape, a Resize's sizes) can be fed when the
   // model leaves them to the caller, as ONNX's node tests do.
   std::map<std::string, TensorPtr, std::less<>> constant_inputs;
+  // The values a run gives for graph inputs (uma run --input): one that a converter needs at
+  // build time is read from here, and the module is built for that value; the input stays a
+  // parameter of @main, given the same value when it runs.
+  std::map<std::string, TensorPtr, std::less<>> run_inputs;
   // Import folds nodes whose operands are all constants (shape computations, above all) with
   // the ops' reference kernels: a node whose results would exceed this many elements is
   // left for later passes, and folding stops once this many elements were folded in total,
