@@ -159,8 +159,9 @@ TEST(OnnxDataDependent, NonMaxSuppressionSelectsByScoreAndOverlap) {
 TEST(OnnxDataDependent, NonMaxSuppressionErrors) {
   auto boxes = six_boxes();
   auto scores = six_scores();
-  EXPECT_EQ(OneNode("NonMaxSuppression", 11).input(boxes).constant(scores).error(),
-            std::string("m.onnx: node 'n' (NonMaxSuppression): input 0 ('boxes')") + not_constant(0));
+  EXPECT_EQ(
+      OneNode("NonMaxSuppression", 11).input(boxes).constant(scores).error(),
+      std::string("m.onnx: node 'n' (NonMaxSuppression): input 0 ('boxes')") + not_constant(0));
   EXPECT_EQ(OneNode("NonMaxSuppression", 10)
                 .constant(boxes)
                 .constant(scores)

@@ -361,10 +361,11 @@ void add_run_command(CLI::App& app, int& exit_code) {
       "run", "Run a model's @main with the reference interpreter, or compiled for the host");
   cmd->add_option("model", options->model, "ONNX model (.onnx) or graph IR text file")->required();
   add_import_options(*cmd, options->import);
-  cmd->add_option("--input", options->inputs,
-                  "An input tensor, name=path or path (next input in order); .npy or .pb. "
-                  "Inputs not given are random; one given by name also serves a node that needs its "
-                  "value at build time (a Reshape's shape), as --bind would")
+  cmd->add_option(
+         "--input", options->inputs,
+         "An input tensor, name=path or path (next input in order); .npy or .pb. "
+         "Inputs not given are random; one given by name also serves a node that needs its "
+         "value at build time (a Reshape's shape), as --bind would")
       ->allow_extra_args(false);
   cmd->add_option("--seed", options->seed, "Seed of the random inputs");
   cmd->add_option("--print-limit", options->print_limit, "How many values of each output to print");

@@ -28,8 +28,8 @@ constexpr std::int64_t kMaxUnrolledNodes = 100000;
 
 // Constant input `i` that decides the control flow.
 Expected<TensorPtr> deciding_input(const NodeContext& ctx, std::size_t i, std::string_view what) {
-  return ctx.require_constant_input(
-      i, what, "uma's graph has no control flow, so it is decided at import");
+  return ctx.require_constant_input(i, what,
+                                    "uma's graph has no control flow, so it is decided at import");
 }
 
 // The one element of a tensor that decides the control flow.

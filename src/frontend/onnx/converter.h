@@ -155,7 +155,7 @@ void register_quantize_converters(ConverterTable& table);   // QuantizeLinear, Q
 void register_rnn_converters(ConverterTable& table);        // RNN, GRU, LSTM (rnn.cc)
 void register_signal_converters(ConverterTable& table);     // windows, DFT, STFT (signal.cc)
 void register_loss_converters(ConverterTable& table);  // NegativeLogLikelihoodLoss, ... (loss.cc)
-void register_control_flow_converters(ConverterTable& table);  // If, Loop, Scan (control_flow.cc)
+void register_control_flow_converters(ConverterTable& table);    // If, Loop, Scan (control_flow.cc)
 void register_data_dependent_converters(ConverterTable& table);  // NonZero, Unique, NMS
 
 // An nn.conv<N>d of `operands` (X, W and an optional bias) with the node's Conv attributes

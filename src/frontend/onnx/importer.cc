@@ -342,10 +342,11 @@ class GraphImporter : public onnx_import::SubgraphImporter {
                          *input, given == options_.input_shapes.end() ? nullptr : &given->second));
       if (auto bound = options_.constant_inputs.find(name);
           bound != options_.constant_inputs.end()) {
-        if (bound->second == nullptr || !(bound->second->type() == type) ||
-            !bound->second->has_data())
-          return make_error("the value bound to input '{}' is not a {} with data", name,
-                            to_string(Type(type)));
+        if (bound->second == nullptr || !bound->second->has_data())
+          return make_error("the value bound to input '{}' has no data", name);
+        if (!(bound->second->type() == type))
+          return make_error("the value bound to input '{}' is {}, but the input is {}", name,
+                            to_string(Type(bound->second->type())), to_string(Type(type)));
         scope.initializers.emplace(name, bound->second);
         continue;
       }

@@ -90,10 +90,11 @@ Expected<TensorPtr> NodeContext::require_constant_input(std::size_t i, std::stri
   if (value->is_param() && run_inputs_ != nullptr)
     if (auto given = run_inputs_->find(value->name()); given != run_inputs_->end()) {
       if (!(Type(given->second->type()) == value->type()))
-        return make_error("input {} ('{}'): the value given for the model's input '{}' is {}, "
-                          "but the input is {}",
-                          i, what, value->name(), to_string(Type(given->second->type())),
-                          to_string(value->type()));
+        return make_error(
+            "input {} ('{}'): the value given for the model's input '{}' is {}, "
+            "but the input is {}",
+            i, what, value->name(), to_string(Type(given->second->type())),
+            to_string(value->type()));
       return given->second;
     }
   std::string reason = why.empty() ? "uma needs its value at build time" : std::string(why);
@@ -216,7 +217,8 @@ Value* NodeContext::constant(TensorPtr tensor) {
 }
 
 void ConverterTable::add(std::string op_type, std::int64_t since, Converter converter) {
-  bool added = converters_.emplace(op_type, ConverterEntry{since, std::move(converter), family_}).second;
+  bool added =
+      converters_.emplace(op_type, ConverterEntry{since, std::move(converter), family_}).second;
   UMA_CHECK(added, "two converters for ONNX op {}", op_type);
 }
 

@@ -47,6 +47,14 @@ def main():
         [tensor("x", T.FLOAT, ["N", 3, 4])], [y],
         [numpy_helper.from_array(np.array([0], np.int64), "zero"),
          numpy_helper.from_array(np.array([-1], np.int64), "minus_one")]))
+    # The shape a Reshape needs at build time comes as a graph input, as ONNX's node tests give it.
+    save(out, "reshape.onnx", model(
+        [h.make_node("Reshape", ["x", "shape"], ["y"], name="reshape")],
+        [x, tensor("shape", T.INT64, [2])], [y]))
+    save(out, "reshape_computed.onnx", model(
+        [h.make_node("Add", ["shape", "offset"], ["s"]),
+         h.make_node("Reshape", ["x", "s"], ["y"], name="reshape")],
+        [x, tensor("shape", T.INT64, [2]), tensor("offset", T.INT64, [2])], [y]))
     save(out, "unsupported.onnx", model(
         [h.make_node("Foo", ["x"], ["a"], name="a"), h.make_node("Relu", ["a"], ["b"], name="b"),
          h.make_node("Foo", ["b"], ["c"], name="c"), h.make_node("Bar", ["c"], ["y"])],
@@ -74,6 +82,8 @@ def main():
     np.save(os.path.join(out, "ones.npy"), ones)
     np.save(os.path.join(out, "minus.npy"), -ones)
     np.save(os.path.join(out, "f64.npy"), ones.astype(np.float64))
+    np.save(os.path.join(out, "shape3x2.npy"), np.array([3, 2], np.int64))
+    np.save(os.path.join(out, "zero2.npy"), np.array([0, 0], np.int64))
     with open(os.path.join(out, "ones.pb"), "wb") as f:
         f.write(numpy_helper.from_array(ones).SerializeToString())
 
