@@ -51,6 +51,7 @@ const ConverterTable& converters() {
         {"rnn", register_rnn_converters},
         {"signal", register_signal_converters},
         {"loss", register_loss_converters},
+        {"sample", register_sample_converters},
     };
     ConverterTable t;
     for (const auto& [family, register_family] : families) {
