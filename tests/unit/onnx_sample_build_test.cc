@@ -73,5 +73,46 @@ TEST_F(SampleBuildTest, GridSampleMatchesTheInterpreter) {
   }
 }
 
+TEST_F(SampleBuildTest, RoiAlignMatchesTheInterpreter) {
+  for (const char* mode : {"avg", "max"}) {
+    for (int opset : {10, 16}) {
+      for (std::int64_t ratio : {0, 2}) {
+        SCOPED_TRACE(fmt::format("{}, opset {}, sampling_ratio {}", mode, opset, ratio));
+        const std::int64_t n = uniform(1, 2), regions = uniform(1, 4);
+        const Shape x = {n, uniform(1, 3), uniform(2, 8), uniform(2, 8)};
+        // Corners from before the image to past it; some regions empty or inverted.
+        auto rois = std::make_shared<Tensor>(TensorType{DType::f32, {regions, 4}});
+        for (std::int64_t r = 0; r < regions; ++r) {
+          const double x1 = real(-2, 8), y1 = real(-2, 8);
+          rois->set(r * 4, x1);
+          rois->set(r * 4 + 1, y1);
+          rois->set(r * 4 + 2, x1 + real(-1, 8));
+          rois->set(r * 4 + 3, y1 + real(-1, 8));
+        }
+        auto images = std::make_shared<Tensor>(TensorType{DType::i64, {regions}});
+        for (std::int64_t r = 0; r < regions; ++r) images->set(r, uniform(0, n - 1));
+        OnnxModel model("RoiAlign", opset);
+        model.input("x", DType::f32, x);
+        // Adaptive grids (sampling_ratio 0) need the regions at build time.
+        if (ratio == 0)
+          model.constant("rois", *rois);
+        else
+          model.input("rois", DType::f32, {regions, 4});
+        model.input("batch_indices", DType::i64, {regions})
+            .string_attr("mode", mode)
+            .int_attr("output_height", uniform(1, 3))
+            .int_attr("output_width", uniform(1, 3))
+            .int_attr("sampling_ratio", ratio)
+            .attr("spatial_scale", real(0.5, 1.5))
+            .output("y");
+        if (ratio == 0)
+          check(model, {reals(x, -2, 2), images});
+        else
+          check(model, {reals(x, -2, 2), rois, images});
+      }
+    }
+  }
+}
+
 }  // namespace
 }  // namespace uma

@@ -1,6 +1,7 @@
 // Unit tests of the ONNX converters of the sampling ops (src/frontend/onnx/sample.cc): what
-// ONNX's node tests leave out (nearest's rounding of halves, reflection beyond one period)
-// and every import error with its message.
+// ONNX's node tests leave out (nearest's rounding of halves, reflection beyond one period,
+// RoiAlign's opset 10 coordinates, adaptive grids that differ per region) and every import
+// error with its message.
 #include <gtest/gtest.h>
 
 #include "onnx_model_builder.h"
@@ -87,6 +88,127 @@ TEST(OnnxGridSample, Errors) {
   EXPECT_EQ(values_of(*grid_sample(integers, points({1, 1}), "nearest").run1()), (Values{5}));
   EXPECT_EQ(error(f32({1, 1, 0, 3}, {}), points({0, 0})),
             at + "input 0 ('X') has shape 1x1x0x3: its images have no pixels to sample");
+}
+
+// ---- RoiAlign ----
+
+// 0, 1, ..., 15 in one 4 x 4 image.
+TensorPtr iota4() {
+  Values values;
+  for (int i = 0; i < 16; ++i) values.push_back(i);
+  return f32({1, 1, 4, 4}, values);
+}
+TensorPtr regions(const Values& boxes) {
+  return f32({static_cast<std::int64_t>(boxes.size() / 4), 4}, boxes);
+}
+TensorPtr first_images(std::int64_t n) {
+  return make_tensor(DType::i64, {n}, Values(static_cast<std::size_t>(n), 0));
+}
+
+TEST(OnnxRoiAlign, OpsetTenShiftsNoHalfPixel) {
+  // One sample per bin. Opset 10 (output_half_pixel) samples (0, 0)-(1, 1) at its centre
+  // (0.5, 0.5), between 0, 1, 4 and 5; opset 16's half_pixel shifts it to pixel (0, 0).
+  auto run = [](int opset) {
+    return values_of(*OneNode("RoiAlign", opset)
+                          .input(iota4())
+                          .input(regions({0, 0, 1, 1}))
+                          .input(first_images(1))
+                          .attr("sampling_ratio", std::int64_t{1})
+                          .run1());
+  };
+  EXPECT_EQ(run(10), (Values{2.5}));
+  EXPECT_EQ(run(16), (Values{0}));
+}
+
+TEST(OnnxRoiAlign, AdaptiveGridsDifferPerRegion) {
+  // sampling_ratio 0: region (0, 0)-(1, 1) takes 1 sample, (0, 0)-(2, 2) a 2 x 2 grid at
+  // 0.5 and 1.5 (2.5, 3.5, 6.5 and 7.5).
+  auto run = [](int opset, const Values& boxes, const char* mode) {
+    return values_of(*OneNode("RoiAlign", opset)
+                          .input(iota4())
+                          .constant(regions(boxes))
+                          .input(first_images(2))
+                          .attr("mode", std::string(mode))
+                          .run1());
+  };
+  EXPECT_EQ(run(10, {0, 0, 1, 1, 0, 0, 2, 2}, "avg"), (Values{2.5, 5}));
+  // max takes the largest weighted pixel: a quarter of 5, then of 10.
+  EXPECT_EQ(run(10, {0, 0, 1, 1, 0, 0, 2, 2}, "max"), (Values{1.25, 2.5}));
+  // Under half_pixel an empty region samples nothing and gives 0; (1, 1)-(2, 2) samples
+  // pixel (1, 1) alone.
+  EXPECT_EQ(run(16, {1, 1, 2, 2, 2, 2, 2, 2}, "avg"), (Values{5, 0}));
+  EXPECT_EQ(run(16, {1, 1, 2, 2, 2, 2, 2, 2}, "max"), (Values{5, 0}));
+  EXPECT_EQ(OneNode("RoiAlign", 16)
+                .input(iota4())
+                .input(regions({0, 0, 1, 1}))
+                .input(first_images(1))
+                .error(),
+            "m.onnx: node 'n' (RoiAlign): input 1 ('rois') must be a constant when attribute "
+            "'sampling_ratio' is 0: the number of samples per bin then depends on each "
+            "region's size");
+}
+
+TEST(OnnxRoiAlign, BatchIndicesOutOfRangeFailTheRun) {
+  EXPECT_EQ(OneNode("RoiAlign", 16)
+                .input(iota4())
+                .input(regions({0, 0, 1, 1}))
+                .input(make_tensor(DType::i64, {1}, {1}))
+                .attr("sampling_ratio", std::int64_t{2})
+                .error(),
+            "node 'n' (take): index 1 (element 0 of indices) is out of range for axis 0 of size "
+            "1");
+}
+
+TEST(OnnxRoiAlign, Errors) {
+  auto error = [](const TensorPtr& x, const TensorPtr& rois, const TensorPtr& indices,
+                  const std::string& attr = "", std::int64_t value = 0) {
+    OneNode node("RoiAlign", 16);
+    node.input(x).input(rois).input(indices);
+    // Fixed grids, so that the rois may be inputs.
+    if (attr != "sampling_ratio") node.attr("sampling_ratio", std::int64_t{2});
+    if (!attr.empty()) node.attr(attr, value);
+    return node.error();
+  };
+  const std::string at = "m.onnx: node 'n' (RoiAlign): ";
+  auto box = regions({0, 0, 1, 1});
+  EXPECT_EQ(error(f32({1, 4, 4}, Values(16)), box, first_images(1)),
+            at + "input 0 ('X') has shape 1x4x4, but must be 4-D (N, C, H, W)");
+  EXPECT_EQ(error(iota4(), f32({1, 3}, {0, 0, 1}), first_images(1)),
+            at + "input 1 ('rois') has shape 1x3, but must be (num_rois, 4)");
+  EXPECT_EQ(error(iota4(), make_tensor(DType::f64, {1, 4}, {0, 0, 1, 1}), first_images(1)),
+            at + "input 1 ('rois') is f64, but input 0 ('X') is f32");
+  EXPECT_EQ(error(iota4(), box, first_images(2)),
+            at + "input 2 ('batch_indices') has shape 2, but must be [1] (one per roi)");
+  EXPECT_EQ(error(iota4(), box, f32({1}, {0})),
+            at + "input 2 ('batch_indices') is f32, but must be i64 or i32");
+  EXPECT_EQ(error(make_tensor(DType::i32, {1, 1, 4, 4}, Values(16)), box, first_images(1)),
+            at + "input 0 ('X') is i32, but must be a floating-point type");
+  EXPECT_EQ(error(iota4(), box, first_images(1), "output_height", 0),
+            at + "attributes 'output_height' and 'output_width' are 0 and 1, but must be "
+                 "positive");
+  EXPECT_EQ(error(iota4(), box, first_images(1), "sampling_ratio", -1),
+            at + "attribute 'sampling_ratio' is -1, but must not be negative");
+  auto mode = [&](const char* name, const char* value) {
+    return OneNode("RoiAlign", 16)
+        .input(iota4())
+        .input(box)
+        .input(first_images(1))
+        .attr(name, std::string(value))
+        .error();
+  };
+  EXPECT_EQ(mode("mode", "min"),
+            at + "attribute 'mode' is \"min\", but must be \"avg\" or \"max\"");
+  EXPECT_EQ(mode("coordinate_transformation_mode", "align_corners"),
+            at + "attribute 'coordinate_transformation_mode' is \"align_corners\", but must be "
+                 "\"half_pixel\" or \"output_half_pixel\"");
+  EXPECT_EQ(OneNode("RoiAlign", 16)
+                .input(iota4())
+                .constant(regions({0, 0, 1e6, 1}))
+                .input(first_images(1))
+                .error(),
+            at + "input 1 ('rois') holds region 0 of size 1000000, which would take 1000000 "
+                 "samples along an axis of each bin (sampling_ratio 0), more than the 256 "
+                 "supported");
 }
 
 }  // namespace

@@ -112,7 +112,7 @@ void register_quantize_converters(ConverterTable& table);   // QuantizeLinear, Q
 void register_rnn_converters(ConverterTable& table);        // RNN, GRU, LSTM (rnn.cc)
 void register_signal_converters(ConverterTable& table);     // windows, DFT, STFT (signal.cc)
 void register_loss_converters(ConverterTable& table);  // NegativeLogLikelihoodLoss, ... (loss.cc)
-void register_sample_converters(ConverterTable& table);  // GridSample (sample.cc)
+void register_sample_converters(ConverterTable& table);  // GridSample, RoiAlign (sample.cc)
 
 // An nn.conv<N>d of `operands` (X, W and an optional bias) with the node's Conv attributes
 // (strides, pads or auto_pad, dilations, group, kernel_shape); conv.cc. ConvInteger and

@@ -1,10 +1,11 @@
-// Converters of ONNX's sampling ops, GridSample, composed of ours: each output element is a
-// weighted sum of input pixels that `take` gathers at indices computed from sampling
-// coordinates (floor and cast, bounded by clip), with `where` giving 0 for a pixel outside
-// the image. So every backend that runs gathers and pointwise ops runs them, and compiled
-// code gets each as loop nests of those.
+// Converters of ONNX's sampling ops, GridSample and RoiAlign, composed of ours: each output
+// element is a weighted sum (RoiAlign's max mode: a maximum) of input pixels that `take`
+// gathers at indices computed from sampling coordinates (floor and cast, bounded by clip),
+// with `where` giving 0 for a pixel outside the image. So every backend that runs gathers
+// and pointwise ops runs them, and compiled code gets each as loop nests of those.
 //
-// The arithmetic is ONNX's reference's, in the coordinates' dtype:
+// Both ops share the gathering of pixels and the taps of linear interpolation. Their
+// arithmetic is ONNX's reference's, in the coordinates' dtype:
 // - GridSample (16): grid (N, H_out, W_out, 2) holds (x, y) normalized to [-1, 1] over the
 //   image's extent: [-0.5, size - 0.5] in pixels, or [0, size - 1] with align_corners. A
 //   coordinate outside that extent is clamped to [0, size - 1] (padding_mode border) or
@@ -13,6 +14,20 @@
 //   nearest edge pixel (border) or its reflection (reflection). bilinear weighs 2 x 2 taps,
 //   bicubic 4 x 4 by Keys' cubic convolution with a = -0.75; the sums run along x within
 //   each row of taps, then along y, as the reference's do.
+// - RoiAlign (10, 16): rois (R, 4) hold (x1, y1, x2, y2) of each region, scaled by
+//   spatial_scale, less half a pixel under half_pixel (16's default; 10 has only
+//   output_half_pixel, which also makes a region at least 1 x 1). Each of the
+//   output_height x output_width bins averages (or takes the maximum of) a grid of
+//   sampling_ratio x sampling_ratio points at the centres of its cells; sampling_ratio 0
+//   takes ceil(region size / bins) points along each axis, which depends on the regions'
+//   values: the rois must then be constants. A point more than one pixel outside the image
+//   reads 0; the others are clamped into it and interpolated bilinearly. max mode takes the
+//   maximum of the four weighted pixels of each point, as ONNX's reference does, not of
+//   their sum.
+#include <algorithm>
+#include <cmath>
+#include <functional>
+#include <limits>
 
 #include "static_input.h"
 
@@ -345,10 +360,297 @@ Expected<Values> convert_grid_sample(NodeContext& ctx) {
   return single(ctx.emit_value("transpose", {sum}, attrs_of({{"axes", Ints{0, 3, 1, 2}}})));
 }
 
+// ---- RoiAlign ----
+
+struct RoiSampling {
+  std::string mode;
+  std::int64_t height = 1, width = 1;  // bins of the output
+  std::int64_t sampling_ratio = 0;
+  double spatial_scale = 1;
+  bool half_pixel = false;
+};
+
+Expected<RoiSampling> roi_sampling(const NodeContext& ctx) {
+  RoiSampling s;
+  UMA_TRY_ASSIGN(s.mode, ctx.attr_string("mode", std::string("avg")));
+  UMA_TRY_ASSIGN(s.height, ctx.attr_int("output_height", 1));
+  UMA_TRY_ASSIGN(s.width, ctx.attr_int("output_width", 1));
+  UMA_TRY_ASSIGN(s.sampling_ratio, ctx.attr_int("sampling_ratio", 0));
+  UMA_TRY_ASSIGN(s.spatial_scale, ctx.attr_float("spatial_scale", 1.0));
+  std::string transformation = "output_half_pixel";
+  if (ctx.opset() >= 16) {
+    UMA_TRY_ASSIGN(transformation,
+                   ctx.attr_string("coordinate_transformation_mode", std::string("half_pixel")));
+  }
+  if (s.mode != "avg" && s.mode != "max")
+    return make_error("attribute 'mode' is \"{}\", but must be \"avg\" or \"max\"", s.mode);
+  if (transformation != "half_pixel" && transformation != "output_half_pixel")
+    return make_error(
+        "attribute 'coordinate_transformation_mode' is \"{}\", but must be \"half_pixel\" or "
+        "\"output_half_pixel\"",
+        transformation);
+  s.half_pixel = transformation == "half_pixel";
+  if (s.height < 1 || s.width < 1)
+    return make_error(
+        "attributes 'output_height' and 'output_width' are {} and {}, but must be positive",
+        s.height, s.width);
+  if (s.sampling_ratio < 0)
+    return make_error("attribute 'sampling_ratio' is {}, but must not be negative",
+                      s.sampling_ratio);
+  if (!std::isfinite(s.spatial_scale))
+    return make_error("attribute 'spatial_scale' is {}, but must be finite", s.spatial_scale);
+  return s;
+}
+
+// The grids of sample points of each region's bins: rows along y, columns along x.
+struct SampleGrids {
+  Ints rows, columns;  // per region; 0 when the region samples nothing
+  std::int64_t max_rows = 1, max_columns = 1;
+  bool varies = false;  // some region's grid is smaller than the largest
+};
+
+// The largest grid of samples per bin that adaptive sampling takes.
+constexpr double kMaxSamplesPerAxis = 256;
+
+// sampling_ratio along both axes, or, when it is 0, ceil(region size / bins) along each
+// axis of each region, from the regions' constant values.
+Expected<SampleGrids> sample_grids(const NodeContext& ctx, const RoiSampling& s,
+                                   std::int64_t regions) {
+  SampleGrids g;
+  if (s.sampling_ratio > 0) {
+    g.rows.assign(static_cast<std::size_t>(regions), s.sampling_ratio);
+    g.columns = g.rows;
+    g.max_rows = g.max_columns = s.sampling_ratio;
+    return g;
+  }
+  TensorPtr rois = ctx.constant_input(1);
+  if (rois == nullptr)
+    return make_error(
+        "input 1 ('rois') must be a constant when attribute 'sampling_ratio' is 0: the "
+        "number of samples per bin then depends on each region's size");
+  const double offset = s.half_pixel ? 0.5 : 0;
+  auto count = [&](std::int64_t r, std::int64_t start,
+                   std::int64_t bins) -> Expected<std::int64_t> {
+    double size = (rois->get(r * 4 + start + 2) * s.spatial_scale - offset) -
+                  (rois->get(r * 4 + start) * s.spatial_scale - offset);
+    if (!s.half_pixel) size = std::max(size, 1.0);
+    double samples = std::ceil(size / static_cast<double>(bins));
+    if (std::isnan(samples) || samples > kMaxSamplesPerAxis)
+      return make_error(
+          "input 1 ('rois') holds region {} of size {}, which would take {} samples along an "
+          "axis of each bin (sampling_ratio 0), more than the {} supported",
+          r, size, samples, kMaxSamplesPerAxis);
+    return samples > 0 ? static_cast<std::int64_t>(samples) : 0;
+  };
+  for (std::int64_t r = 0; r < regions; ++r) {
+    UMA_TRY_ASSIGN(std::int64_t rows, count(r, 1, s.height));
+    UMA_TRY_ASSIGN(std::int64_t columns, count(r, 0, s.width));
+    g.rows.push_back(rows);
+    g.columns.push_back(columns);
+    g.max_rows = std::max(g.max_rows, rows);
+    g.max_columns = std::max(g.max_columns, columns);
+  }
+  for (std::size_t r = 0; r < g.rows.size(); ++r)
+    g.varies |= g.rows[r] != g.max_rows || g.columns[r] != g.max_columns;
+  return g;
+}
+
+// Column `k` of the rois, scaled and shifted: (R, 1, 1).
+Expected<Value*> roi_edge(NodeContext& ctx, Value* rois, std::int64_t k, const RoiSampling& s) {
+  const std::int64_t regions = shape_of(rois)[0];
+  UMA_TRY_ASSIGN(
+      Value * column,
+      ctx.emit_value("strided_slice", {rois},
+                     attrs_of({{"begin", Ints{k}}, {"end", Ints{k + 1}}, {"axes", Ints{1}}})));
+  UMA_TRY_ASSIGN(column, reshaped(ctx, column, {regions, 1, 1}));
+  UMA_TRY_ASSIGN(column, ctx.emit_value("multiply", {column, real(ctx, rois, s.spatial_scale)}));
+  if (!s.half_pixel) return column;
+  return ctx.emit_value("subtract", {column, real(ctx, rois, 0.5)});
+}
+
+// The sample coordinates along one axis, (R, bins, samples): start + b * bin + (i + 0.5) *
+// bin / grid for bin b and sample i, where the region starts at column `first` of the rois
+// and ends at column first + 2, and `grid` (a scalar or (R, 1, 1)) is its samples per bin.
+Expected<Value*> sample_coordinates(NodeContext& ctx, Value* rois, std::int64_t first,
+                                    std::int64_t bins, std::int64_t samples, Value* grid,
+                                    const RoiSampling& s) {
+  const std::string dtype(dtype_name(rois->tensor_type().dtype));
+  UMA_TRY_ASSIGN(Value * start, roi_edge(ctx, rois, first, s));
+  UMA_TRY_ASSIGN(Value * end, roi_edge(ctx, rois, first + 2, s));
+  UMA_TRY_ASSIGN(Value * size, ctx.emit_value("subtract", {end, start}));
+  if (!s.half_pixel) {  // a malformed region becomes 1 x 1
+    UMA_TRY_ASSIGN(size, ctx.emit_value("maximum", {size, real(ctx, rois, 1)}));
+  }
+  UMA_TRY_ASSIGN(Value * bin,
+                 ctx.emit_value("divide", {size, real(ctx, rois, static_cast<double>(bins))}));
+  UMA_TRY_ASSIGN(Value * b,
+                 ctx.emit_value("arange", {},
+                                attrs_of({{"stop", static_cast<double>(bins)}, {"dtype", dtype}})));
+  UMA_TRY_ASSIGN(b, reshaped(ctx, b, {1, bins, 1}));
+  UMA_TRY_ASSIGN(Value * i, ctx.emit_value("arange", {},
+                                           attrs_of({{"start", 0.5},
+                                                     {"stop", static_cast<double>(samples) + 0.5},
+                                                     {"dtype", dtype}})));
+  UMA_TRY_ASSIGN(i, reshaped(ctx, i, {1, 1, samples}));
+  UMA_TRY_ASSIGN(Value * bin_start, ctx.emit_value("multiply", {b, bin}));
+  UMA_TRY_ASSIGN(bin_start, ctx.emit_value("add", {start, bin_start}));
+  UMA_TRY_ASSIGN(Value * within, ctx.emit_value("multiply", {i, bin}));
+  UMA_TRY_ASSIGN(within, ctx.emit_value("divide", {within, grid}));
+  return ctx.emit_value("add", {bin_start, within});
+}
+
+// RoiAlign's taps along an axis of `size` pixels at sample coordinates `c`: a sample more
+// than a pixel outside the image reads nothing; the others are clamped into the image and
+// interpolated between floor(c) and the next pixel (the last one itself at the edge).
+Expected<std::vector<Tap>> roi_axis_taps(NodeContext& ctx, Value* c, std::int64_t size) {
+  const double last = static_cast<double>(size - 1);
+  UMA_TRY_ASSIGN(Value * from, ctx.emit_value("greater_equal", {c, real(ctx, c, -1)}));
+  UMA_TRY_ASSIGN(Value * to,
+                 ctx.emit_value("less_equal", {c, real(ctx, c, static_cast<double>(size))}));
+  UMA_TRY_ASSIGN(Value * inside, ctx.emit_value("logical_and", {from, to}));
+  UMA_TRY_ASSIGN(Value * clamped, clip(ctx, c, 0, last));
+  UMA_TRY_ASSIGN(std::vector<Tap> taps, linear_taps(ctx, clamped));
+  UMA_TRY_ASSIGN(taps[1].index, clip(ctx, taps[1].index, 0, last));
+  for (Tap& tap : taps) tap.inside = inside;
+  return taps;
+}
+
+Status check_roi_inputs(const Shape& xs, const Value* x, const Value* rois, const Value* indices) {
+  if (xs.size() != 4)
+    return make_error("input 0 ('X') has shape {}, but must be 4-D (N, C, H, W)", to_string(xs));
+  const DType dtype = x->tensor_type().dtype;
+  if (!is_float(dtype))
+    return make_error("input 0 ('X') is {}, but must be a floating-point type", dtype_name(dtype));
+  const Shape& rs = shape_of(rois);
+  if (rs.size() != 2 || rs[1] != 4)
+    return make_error("input 1 ('rois') has shape {}, but must be (num_rois, 4)", to_string(rs));
+  if (rois->tensor_type().dtype != dtype)
+    return make_error("input 1 ('rois') is {}, but input 0 ('X') is {}",
+                      dtype_name(rois->tensor_type().dtype), dtype_name(dtype));
+  const TensorType& it = indices->tensor_type();
+  if (it.shape != Shape{rs[0]})
+    return make_error("input 2 ('batch_indices') has shape {}, but must be [{}] (one per roi)",
+                      to_string(it.shape), rs[0]);
+  if (it.dtype != DType::i64 && it.dtype != DType::i32)
+    return make_error("input 2 ('batch_indices') is {}, but must be i64 or i32",
+                      dtype_name(it.dtype));
+  if ((xs[2] == 0 || xs[3] == 0) && rs[0] * xs[1] != 0)
+    return make_error("input 0 ('X') has shape {}: its images have no pixels to sample",
+                      to_string(xs));
+  return Status::success();
+}
+
+// One number per region from its grid of samples, as a constant of `dtype` and `shape`.
+Value* per_region(NodeContext& ctx, DType dtype, Shape shape, const SampleGrids& g,
+                  const std::function<double(std::int64_t rows, std::int64_t columns)>& f) {
+  auto tensor = std::make_shared<Tensor>(TensorType{dtype, std::move(shape)});
+  for (std::size_t r = 0; r < g.rows.size(); ++r)
+    tensor->set(static_cast<std::int64_t>(r), f(g.rows[r], g.columns[r]));
+  return ctx.constant(std::move(tensor));
+}
+
+// Whether each sample index of a varying grid is one of its region's: (R, 1, 1, rows,
+// columns).
+Expected<Value*> samples_taken(NodeContext& ctx, const SampleGrids& g) {
+  const auto regions = static_cast<std::int64_t>(g.rows.size());
+  auto axis = [&](bool rows) -> Expected<Value*> {
+    const std::int64_t most = rows ? g.max_rows : g.max_columns;
+    UMA_TRY_ASSIGN(Value * i, ctx.emit_value("arange", {},
+                                             attrs_of({{"stop", static_cast<double>(most)},
+                                                       {"dtype", std::string("i64")}})));
+    UMA_TRY_ASSIGN(i, reshaped(ctx, i, rows ? Ints{1, 1, 1, most, 1} : Ints{1, 1, 1, 1, most}));
+    Value* count = per_region(
+        ctx, DType::i64, {regions, 1, 1, 1, 1}, g,
+        [rows](std::int64_t r, std::int64_t c) { return static_cast<double>(rows ? r : c); });
+    return ctx.emit_value("less", {i, count});
+  };
+  UMA_TRY_ASSIGN(Value * rows, axis(true));
+  UMA_TRY_ASSIGN(Value * columns, axis(false));
+  return ctx.emit_value("logical_and", {rows, columns});
+}
+
+// Every sample of every bin of every region: the four pixels around it, weighted, and
+// summed (avg) or their maximum (max): (R, bins along y, bins along x, sample rows, sample
+// columns, C).
+Expected<Value*> roi_samples(NodeContext& ctx, Value* x, Value* rois, Value* indices,
+                             const RoiSampling& s, const SampleGrids& g) {
+  const Shape& image = shape_of(x);
+  const std::int64_t regions = shape_of(rois)[0];
+  // Samples per bin along an axis as a divisor: sampling_ratio, or each region's (at least
+  // 1, for regions that sample nothing).
+  auto divisor = [&](bool rows) {
+    if (s.sampling_ratio > 0) return real(ctx, x, static_cast<double>(s.sampling_ratio));
+    return per_region(ctx, x->tensor_type().dtype, {regions, 1, 1}, g,
+                      [rows](std::int64_t r, std::int64_t c) {
+                        return static_cast<double>(std::max<std::int64_t>(rows ? r : c, 1));
+                      });
+  };
+  UMA_TRY_ASSIGN(Value * ys,
+                 sample_coordinates(ctx, rois, 1, s.height, g.max_rows, divisor(true), s));
+  UMA_TRY_ASSIGN(ys, reshaped(ctx, ys, {regions, s.height, 1, g.max_rows, 1}));
+  UMA_TRY_ASSIGN(Value * xs,
+                 sample_coordinates(ctx, rois, 0, s.width, g.max_columns, divisor(false), s));
+  UMA_TRY_ASSIGN(xs, reshaped(ctx, xs, {regions, 1, s.width, 1, g.max_columns}));
+  UMA_TRY_ASSIGN(std::vector<Tap> along_y, roi_axis_taps(ctx, ys, image[2]));
+  UMA_TRY_ASSIGN(std::vector<Tap> along_x, roi_axis_taps(ctx, xs, image[3]));
+
+  UMA_TRY_ASSIGN(Pixels pixels, pixels_of(ctx, x));
+  UMA_TRY_ASSIGN(Value * images, cast_to(ctx, indices, DType::i64));
+  UMA_TRY_ASSIGN(Value * base, image_rows(ctx, image, images));
+  UMA_TRY_ASSIGN(base, reshaped(ctx, base, {regions, 1, 1, 1, 1}));
+  Value* sample = nullptr;
+  for (const Tap& y : along_y) {
+    for (const Tap& tx : along_x) {
+      UMA_TRY_ASSIGN(Value * w, ctx.emit_value("multiply", {y.weight, tx.weight}));
+      UMA_TRY_ASSIGN(Value * term, pixel_at(ctx, pixels, base, y, tx));
+      UMA_TRY_ASSIGN(term, weighted(ctx, term, w));
+      UMA_TRY_ASSIGN(sample, accumulate(ctx, s.mode == "avg" ? "add" : "maximum", sample, term));
+    }
+  }
+  return sample;
+}
+
+Expected<Values> convert_roi_align(NodeContext& ctx) {
+  UMA_TRY_ASSIGN(Value * x, required_input(ctx, 0, "X"));
+  UMA_TRY_ASSIGN(Value * rois, required_input(ctx, 1, "rois"));
+  UMA_TRY_ASSIGN(Value * indices, required_input(ctx, 2, "batch_indices"));
+  UMA_TRY_ASSIGN(RoiSampling s, roi_sampling(ctx));
+  UMA_TRY(check_roi_inputs(shape_of(x), x, rois, indices));
+  const DType dtype = x->tensor_type().dtype;
+  const std::int64_t regions = shape_of(rois)[0];
+  UMA_TRY_ASSIGN(SampleGrids g, sample_grids(ctx, s, regions));
+  UMA_TRY_ASSIGN(Value * sample, roi_samples(ctx, x, rois, indices, s, g));
+
+  const bool average = s.mode == "avg";
+  if (g.varies) {  // samples beyond a region's grid count for nothing
+    UMA_TRY_ASSIGN(Value * taken, samples_taken(ctx, g));
+    UMA_TRY_ASSIGN(taken, per_pixel(ctx, taken));
+    const double none = average ? 0 : -std::numeric_limits<double>::infinity();
+    UMA_TRY_ASSIGN(sample, ctx.emit_value("where", {taken, sample, real(ctx, x, none)}));
+  }
+  UMA_TRY_ASSIGN(Value * bin,
+                 ctx.emit_value(average ? "sum" : "max", {sample},
+                                attrs_of({{"axes", Ints{3, 4}}, {"keepdims", std::int64_t{0}}})));
+  if (average) {
+    Value* count =
+        per_region(ctx, dtype, {regions, 1, 1, 1}, g, [](std::int64_t rows, std::int64_t columns) {
+          return static_cast<double>(std::max<std::int64_t>(rows * columns, 1));
+        });
+    UMA_TRY_ASSIGN(bin, ctx.emit_value("divide", {bin, count}));
+  } else if (g.varies) {  // a region without samples gives 0, as the reference's
+    Value* sampled = per_region(
+        ctx, DType::boolean, {regions, 1, 1, 1}, g,
+        [](std::int64_t rows, std::int64_t columns) { return rows * columns > 0 ? 1.0 : 0.0; });
+    UMA_TRY_ASSIGN(bin, ctx.emit_value("where", {sampled, bin, real(ctx, x, 0)}));
+  }
+  return single(ctx.emit_value("transpose", {bin}, attrs_of({{"axes", Ints{0, 3, 1, 2}}})));
+}
+
 }  // namespace
 
 void register_sample_converters(ConverterTable& table) {
   table.add("GridSample", 16, convert_grid_sample);
+  table.add("RoiAlign", 10, convert_roi_align);
 }
 
 }  // namespace uma::onnx_import
