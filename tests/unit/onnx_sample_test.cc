@@ -58,6 +58,17 @@ TEST(OnnxGridSample, ReflectionFoldsCoordinatesBackAndForth) {
       (Values{7}));
 }
 
+TEST(OnnxGridSample, HalfFloatsComputeInF32) {
+  // f16 operands give the f32 result rounded once to f16, not an f16 rounding per op.
+  auto grid = make_tensor(DType::f16, {1, 1, 2, 2}, {0.3, -0.7, 0.55, 0.1});
+  auto half = make_tensor(DType::f16, {1, 1, 2, 3}, {0, 1, 2, 3, 4, 5});
+  TensorPtr wide = grid_sample(image(), f32({1, 1, 2, 2}, values_of(*grid)), "bicubic").run1();
+  TensorPtr narrow = grid_sample(half, grid, "bicubic").run1();
+  EXPECT_EQ(narrow->dtype(), DType::f16);
+  EXPECT_EQ(values_of(*narrow),
+            values_of(*make_tensor(DType::f16, {1, 1, 1, 2}, values_of(*wide))));
+}
+
 TEST(OnnxGridSample, Errors) {
   auto error = [](const TensorPtr& x, const TensorPtr& grid, const char* mode = "bilinear",
                   const char* padding = "zeros") {

@@ -5,7 +5,8 @@
 // and pointwise ops runs them, and compiled code gets each as loop nests of those.
 //
 // Both ops share the gathering of pixels and the taps of linear interpolation. Their
-// arithmetic is ONNX's reference's, in the coordinates' dtype:
+// arithmetic is ONNX's reference's, in f32 (f64 for f64 inputs: f16 and bf16 widen, so that
+// the result is rounded to them once, not once per op):
 // - GridSample (16): grid (N, H_out, W_out, 2) holds (x, y) normalized to [-1, 1] over the
 //   image's extent: [-0.5, size - 0.5] in pixels, or [0, size - 1] with align_corners. A
 //   coordinate outside that extent is clamped to [0, size - 1] (padding_mode border) or
@@ -53,6 +54,12 @@ Expected<Value*> cast_to(NodeContext& ctx, Value* value, DType dtype) {
   return ctx.emit_value("cast", {value}, attrs_of({{"dtype", std::string(dtype_name(dtype))}}));
 }
 
+// The dtype that sampling computes in for values of `dtype`.
+DType widened(DType dtype) {
+  if (!is_float(dtype) || dtype == DType::f64) return dtype;
+  return DType::f32;
+}
+
 Expected<Value*> clip(NodeContext& ctx, Value* value, double low, double high) {
   return ctx.emit_value("clip", {value}, attrs_of({{"a_min", low}, {"a_max", high}}));
 }
@@ -77,7 +84,7 @@ Expected<Value*> accumulate(NodeContext& ctx, const char* op, Value* total, Valu
 // ---- shared: pixels and linear taps ----
 
 // The pixels of X (N, C, H, W) as rows of C values, one per (n, y, x) in row-major order,
-// which `take` gathers by the index n * H * W + y * W + x.
+// which `take` gathers by the index n * H * W + y * W + x; floats widened.
 struct Pixels {
   Value* rows = nullptr;  // (N * H * W, C)
   std::int64_t width = 0;
@@ -89,7 +96,9 @@ Expected<Pixels> pixels_of(NodeContext& ctx, Value* x) {
   UMA_TRY_ASSIGN(Value * moved,
                  ctx.emit_value("transpose", {x}, attrs_of({{"axes", Ints{0, 2, 3, 1}}})));
   UMA_TRY_ASSIGN(Value * rows, reshaped(ctx, moved, {s[0] * s[2] * s[3], s[1]}));
-  return Pixels{rows, s[3], x->tensor_type().dtype};
+  const DType dtype = widened(x->tensor_type().dtype);
+  UMA_TRY_ASSIGN(rows, cast_to(ctx, rows, dtype));
+  return Pixels{rows, s[3], dtype};
 }
 
 // The first row of each image of `pixels` that `images` (i64 indices of images) names.
@@ -340,6 +349,7 @@ Expected<Values> convert_grid_sample(NodeContext& ctx) {
                                                           {"dtype", std::string("i64")}})));
   UMA_TRY_ASSIGN(Value * base, image_rows(ctx, xs, images));
   UMA_TRY_ASSIGN(base, reshaped(ctx, base, {xs[0], 1, 1}));
+  UMA_TRY_ASSIGN(grid, cast_to(ctx, grid, widened(grid->tensor_type().dtype)));
   UMA_TRY_ASSIGN(Value * gx, grid_coordinate(ctx, grid, 0));
   UMA_TRY_ASSIGN(Value * gy, grid_coordinate(ctx, grid, 1));
   UMA_TRY_ASSIGN(std::vector<Tap> along_x, grid_axis_taps(ctx, gx, xs[3], s));
@@ -357,6 +367,7 @@ Expected<Values> convert_grid_sample(NodeContext& ctx) {
     UMA_TRY_ASSIGN(row, weighted(ctx, row, y.weight));
     UMA_TRY_ASSIGN(sum, accumulate(ctx, "add", sum, row));
   }
+  UMA_TRY_ASSIGN(sum, cast_to(ctx, sum, dtype));
   return single(ctx.emit_value("transpose", {sum}, attrs_of({{"axes", Ints{0, 3, 1, 2}}})));
 }
 
@@ -579,8 +590,8 @@ Expected<Value*> roi_samples(NodeContext& ctx, Value* x, Value* rois, Value* ind
   // Samples per bin along an axis as a divisor: sampling_ratio, or each region's (at least
   // 1, for regions that sample nothing).
   auto divisor = [&](bool rows) {
-    if (s.sampling_ratio > 0) return real(ctx, x, static_cast<double>(s.sampling_ratio));
-    return per_region(ctx, x->tensor_type().dtype, {regions, 1, 1}, g,
+    if (s.sampling_ratio > 0) return real(ctx, rois, static_cast<double>(s.sampling_ratio));
+    return per_region(ctx, rois->tensor_type().dtype, {regions, 1, 1}, g,
                       [rows](std::int64_t r, std::int64_t c) {
                         return static_cast<double>(std::max<std::int64_t>(rows ? r : c, 1));
                       });
@@ -619,6 +630,7 @@ Expected<Values> convert_roi_align(NodeContext& ctx) {
   const DType dtype = x->tensor_type().dtype;
   const std::int64_t regions = shape_of(rois)[0];
   UMA_TRY_ASSIGN(SampleGrids g, sample_grids(ctx, s, regions));
+  UMA_TRY_ASSIGN(rois, cast_to(ctx, rois, widened(dtype)));
   UMA_TRY_ASSIGN(Value * sample, roi_samples(ctx, x, rois, indices, s, g));
 
   const bool average = s.mode == "avg";
@@ -626,23 +638,25 @@ Expected<Values> convert_roi_align(NodeContext& ctx) {
     UMA_TRY_ASSIGN(Value * taken, samples_taken(ctx, g));
     UMA_TRY_ASSIGN(taken, per_pixel(ctx, taken));
     const double none = average ? 0 : -std::numeric_limits<double>::infinity();
-    UMA_TRY_ASSIGN(sample, ctx.emit_value("where", {taken, sample, real(ctx, x, none)}));
+    UMA_TRY_ASSIGN(sample, ctx.emit_value("where", {taken, sample, real(ctx, rois, none)}));
   }
   UMA_TRY_ASSIGN(Value * bin,
                  ctx.emit_value(average ? "sum" : "max", {sample},
                                 attrs_of({{"axes", Ints{3, 4}}, {"keepdims", std::int64_t{0}}})));
   if (average) {
     Value* count =
-        per_region(ctx, dtype, {regions, 1, 1, 1}, g, [](std::int64_t rows, std::int64_t columns) {
-          return static_cast<double>(std::max<std::int64_t>(rows * columns, 1));
-        });
+        per_region(ctx, rois->tensor_type().dtype, {regions, 1, 1, 1}, g,
+                   [](std::int64_t rows, std::int64_t columns) {
+                     return static_cast<double>(std::max<std::int64_t>(rows * columns, 1));
+                   });
     UMA_TRY_ASSIGN(bin, ctx.emit_value("divide", {bin, count}));
   } else if (g.varies) {  // a region without samples gives 0, as the reference's
     Value* sampled = per_region(
         ctx, DType::boolean, {regions, 1, 1, 1}, g,
         [](std::int64_t rows, std::int64_t columns) { return rows * columns > 0 ? 1.0 : 0.0; });
-    UMA_TRY_ASSIGN(bin, ctx.emit_value("where", {sampled, bin, real(ctx, x, 0)}));
+    UMA_TRY_ASSIGN(bin, ctx.emit_value("where", {sampled, bin, real(ctx, rois, 0)}));
   }
+  UMA_TRY_ASSIGN(bin, cast_to(ctx, bin, dtype));
   return single(ctx.emit_value("transpose", {bin}, attrs_of({{"axes", Ints{0, 3, 1, 2}}})));
 }
 
