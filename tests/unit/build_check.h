@@ -7,6 +7,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <vector>
 
 #include "uma/runtime/compare.h"
 #include "uma/runtime/executor.h"
@@ -15,13 +16,12 @@
 
 namespace uma::testing_build {
 
-// Runs `main` on random inputs from `seed`, builds with `build`, runs the program and expects
-// each output within rtol and atol of the interpreter's. The build, or an empty one when
+// Runs `main` on `inputs`, builds with `build`, runs the program on them and expects each
+// output within rtol and atol of the interpreter's. The build, or an empty one when
 // something failed (after a test failure).
-inline build::HostBuild build_and_check(const Function& main, std::uint64_t seed,
+inline build::HostBuild build_and_check(const Function& main, const std::vector<TensorPtr>& inputs,
                                         const std::function<Expected<build::HostBuild>()>& build,
                                         double rtol, double atol) {
-  std::vector<TensorPtr> inputs = random_inputs(main, seed);
   auto reference = interpret(main, inputs);
   EXPECT_TRUE(reference.ok()) << reference.error().message();
   auto built = build();
@@ -37,6 +37,13 @@ inline build::HostBuild build_and_check(const Function& main, std::uint64_t seed
                              << " mismatch(es), max abs error " << result.max_abs_error;
   }
   return std::move(*built);
+}
+
+// The same on random inputs from `seed`.
+inline build::HostBuild build_and_check(const Function& main, std::uint64_t seed,
+                                        const std::function<Expected<build::HostBuild>()>& build,
+                                        double rtol, double atol) {
+  return build_and_check(main, random_inputs(main, seed), build, rtol, atol);
 }
 
 }  // namespace uma::testing_build

@@ -157,6 +157,7 @@ void register_signal_converters(ConverterTable& table);     // windows, DFT, STF
 void register_loss_converters(ConverterTable& table);  // NegativeLogLikelihoodLoss, ... (loss.cc)
 void register_control_flow_converters(ConverterTable& table);    // If, Loop, Scan (control_flow.cc)
 void register_data_dependent_converters(ConverterTable& table);  // NonZero, Unique, NMS
+void register_sample_converters(ConverterTable& table);          // GridSample, RoiAlign (sample.cc)
 
 // An nn.conv<N>d of `operands` (X, W and an optional bias) with the node's Conv attributes
 // (strides, pads or auto_pad, dilations, group, kernel_shape); conv.cc. ConvInteger and

@@ -56,6 +56,7 @@ const ConverterTable& converters() {
         {"loss", register_loss_converters},
         {"control_flow", register_control_flow_converters},
         {"data_dependent", register_data_dependent_converters},
+        {"sample", register_sample_converters},
     };
     ConverterTable t;
     for (const auto& [family, register_family] : families) {
