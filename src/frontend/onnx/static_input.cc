@@ -65,6 +65,11 @@ Expected<Value*> stack(NodeContext& ctx, const std::vector<Value*>& values, std:
   return ctx.emit_value("concatenate", expanded, attrs_of({{"axis", axis}}));
 }
 
+Expected<Value*> reshaped(NodeContext& ctx, Value* value, std::vector<std::int64_t> shape) {
+  return ctx.emit_value("reshape", {value},
+                        attrs_of({{"newshape", std::move(shape)}, {"allowzero", std::int64_t{1}}}));
+}
+
 Expected<std::vector<Value*>> single(Expected<Value*> value) {
   if (!value) return value.error();
   return std::vector<Value*>{*value};

@@ -39,6 +39,9 @@ Expected<Value*> element_at(NodeContext& ctx, Value* v, std::int64_t axis, std::
 // Values of one type stacked along a new axis `axis` (a sequence's steps into one tensor).
 Expected<Value*> stack(NodeContext& ctx, const std::vector<Value*>& values, std::int64_t axis);
 
+// `value` reshaped; a 0 in `shape` is an empty dimension.
+Expected<Value*> reshaped(NodeContext& ctx, Value* value, std::vector<std::int64_t> shape);
+
 // A converter's single result.
 Expected<std::vector<Value*>> single(Expected<Value*> value);
 
