@@ -509,6 +509,13 @@ TEST_F(OnnxConvTest, MaxUnpoolErrors) {
   EXPECT_EQ(import_error(padded),
             "m.onnx: node 'n' (MaxUnpool): the input's spatial sizes [1, 2] unpool to no positive "
             "sizes with kernel_shape [2, 2], strides [2, 2] and pads [1, 0, 1, 0]");
+  OnnxModel huge = max_unpool({1, 1, 2, 2}, {1, 1, 2, 2});
+  huge.output("y")
+      .ints_attr("kernel_shape", {1, 1})
+      .ints_attr("strides", {std::int64_t{1} << 40, std::int64_t{1} << 40});
+  EXPECT_EQ(import_error(huge),
+            "m.onnx: node 'n' (MaxUnpool): the unpooled shape 1x1x1099511627777x1099511627777 has "
+            "more elements than an int64 counts");
   OnnxModel given = unpool({1, 1, 2, 2}, {1, 1, 2, 2});
   given.input("shape", DType::i64, {4});
   EXPECT_EQ(import_error(given),

@@ -426,6 +426,12 @@ Expected<Values> convert_max_unpool(NodeContext& ctx) {
                  unpooled_sizes(Shape(shape.begin() + 2, shape.end()), kernel, strides, pads));
   Shape unpooled{shape[0], shape[1]};
   unpooled.insert(unpooled.end(), sizes.begin(), sizes.end());
+  std::optional<std::int64_t> total = 1;
+  for (std::int64_t d : unpooled)
+    if (total) total = checked_mul(*total, d);
+  if (!total)
+    return make_error("the unpooled shape {} has more elements than an int64 counts",
+                      to_string(unpooled));
   Ints padding(2 * unpooled.size(), 0);
   if (ctx.has_input(2)) {
     UMA_TRY_ASSIGN(Ints wanted, constant_ints(ctx, 2, "output_shape"));
@@ -445,7 +451,7 @@ Expected<Values> convert_max_unpool(NodeContext& ctx) {
   UMA_TRY_ASSIGN(
       Value * zeros,
       ctx.emit_value("full", {},
-                     attrs_of({{"shape", Ints{product(unpooled, 0, unpooled.size())}},
+                     attrs_of({{"shape", Ints{*total}},
                                {"dtype", std::string(dtype_name(x->tensor_type().dtype))}})));
   UMA_TRY_ASSIGN(Value * flat_indices, reshaped(ctx, indices, {count}));
   UMA_TRY_ASSIGN(Value * flat_x, reshaped(ctx, x, {count}));
