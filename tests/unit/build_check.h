@@ -9,9 +9,11 @@
 #include <functional>
 #include <vector>
 
+#include "c_test_util.h"
 #include "uma/runtime/compare.h"
 #include "uma/runtime/executor.h"
 #include "uma/runtime/interpreter.h"
+#include "uma/uma/build.h"
 #include "uma/uma/build_stages.h"
 
 namespace uma::testing_build {
@@ -44,6 +46,18 @@ inline build::HostBuild build_and_check(const Function& main, std::uint64_t seed
                                         const std::function<Expected<build::HostBuild>()>& build,
                                         double rtol, double atol) {
   return build_and_check(main, random_inputs(main, seed), build, rtol, atol);
+}
+
+// Builds `module` for the host alone (an imported model, say) and checks its @main on `inputs`
+// as build_and_check does, verifying the IR after every pass.
+inline void check_host_build(Module& module, const std::vector<TensorPtr>& inputs, double rtol,
+                             double atol) {
+  build::BuildOptions options;
+  options.compiler.cache_dir = testing_c::run_cache_dir();
+  options.passes.verify_each = true;
+  build_and_check(
+      *module.find_function("main"), inputs, [&] { return build::build(module, {"c"}, options); },
+      rtol, atol);
 }
 
 }  // namespace uma::testing_build

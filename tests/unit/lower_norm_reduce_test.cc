@@ -2,6 +2,7 @@
 // interpreter.
 #include "lower_test_util.h"
 #include "tensor_util.h"
+#include "uma/tir/schedule.h"
 
 namespace uma::testing_lower {
 namespace {
@@ -77,6 +78,46 @@ TEST(LowerReduce, FloatReductions) {
       op_case("max of nothing", "max", {f32({3, 0})}, axes({1}, 0)),
       op_case("mean of nothing", "mean", {f32({0, 2})}, axes({0}, 1)),
   });
+}
+
+// A reduction read by a larger pointwise op: its output is no epilogue of the reduction's
+// loops, whose iterations cover only the reduction's own elements.
+TEST(LowerReduce, ReductionIntoALargerConcatenation) {
+  check_cases({Case{
+      "sum, then concatenated",
+      {f32({3, 5}), f32({3, 2})},
+      [](Builder& b, const std::vector<Value*>& p) {
+        Value* total = b.create("sum", {p[0]}, axes({1}, 1))->result();
+        return b.create("concatenate", {total, p[1]}, make_attrs({{"axis", std::int64_t{1}}}))
+            ->results();
+      }}});
+}
+
+// What keeps it out: reverse_compute_at refuses to move the concatenation under the sum's
+// loops.
+TEST(LowerReduce, ALargerConsumerIsNoEpilogue) {
+  Context context;
+  Module module(context, "case");
+  Function& main = **module.add_function("main");
+  Builder b(main);
+  Value* total = b.create("sum", {main.add_param(f32({3, 5}), "x")}, axes({1}, 1))->result();
+  main.set_outputs(b.create("concatenate", {total, main.add_param(f32({3, 2}), "y")},
+                            make_attrs({{"axis", std::int64_t{1}}}))
+                       ->results());
+  auto func = lower::lower_function(main, {.symbol = "f"});
+  ASSERT_TRUE(func.ok()) << func.error().message();
+  tir::Schedule sch(*func);
+  auto sum = sch.get_block("sum");
+  auto concatenate = sch.get_block("concatenate");
+  ASSERT_TRUE(sum.ok() && concatenate.ok());
+  auto loops = sch.get_loops(*sum);
+  ASSERT_TRUE(loops.ok() && loops->size() == 3);
+  Status moved = sch.reverse_compute_at(*concatenate, (*loops)[1]);
+  ASSERT_FALSE(moved.ok());
+  EXPECT_EQ(moved.error().message(),
+            "reverse_compute_at: block 'concatenate' computes %out beyond the elements of %sum "
+            "that loop 'i1' writes (dimension 1); moved under it, it would leave the others "
+            "unwritten");
 }
 
 TEST(LowerReduce, IntegerReductions) {

@@ -2,9 +2,11 @@
 // and ConvTranspose's output_shape resolve to, the fewest ops Gemm becomes, the opset
 // differences of Gemm and the pools, and the errors. ONNX's node tests check the numbers of
 // the common cases; these check what the node tests leave out (constant weights, opsets
-// before 11, SAME_LOWER on odd paddings, errors).
+// before 11, SAME_LOWER on odd paddings, errors, MaxUnpool's indices across planes and its
+// host build against the interpreter).
 #include <gtest/gtest.h>
 
+#include "build_check.h"
 #include "onnx_model_builder.h"
 #include "tensor_util.h"
 #include "uma/graph/printer.h"
@@ -452,6 +454,128 @@ TEST_F(OnnxConvTest, PoolErrors) {
   EXPECT_EQ(import_error(flat),
             "m.onnx: node 'n' (MaxPool): input 0 ('X') is tensor<4x4xf32>, but MaxPool takes (N, "
             "C, spatial...) with 1 to 3 spatial dimensions");
+}
+
+// ---- MaxUnpool ----
+
+OnnxModel max_unpool(const Shape& x, const Shape& indices) {
+  OnnxModel model("MaxUnpool", 11);
+  model.input("x", DType::f32, x).input("i", DType::i64, indices);
+  return model;
+}
+
+TensorPtr i64s(Shape shape, const Values& values) {
+  return test::make_tensor(DType::i64, std::move(shape), values);
+}
+
+TEST_F(OnnxConvTest, MaxUnpoolStoresAtIndicesOfTheWholeOutput) {
+  // Two planes of a 1-D pool of 2 at stride 2 with pads 1 and 0: 3 positions unpool to 5.
+  // The indices count in both planes, (n * C + c) * 5 + s, as MaxPool's do; a negative one
+  // counts from the end, as numpy's.
+  OnnxModel model = max_unpool({1, 2, 3}, {1, 2, 3});
+  model.output("y")
+      .ints_attr("kernel_shape", {2})
+      .ints_attr("strides", {2})
+      .ints_attr("pads", {1, 0});
+  // The zeros are folded into a constant.
+  EXPECT_EQ(ops(model), (Names{"reshape", "reshape", "scatter_elements", "reshape"}));
+  EXPECT_EQ(run1(model, {f32({1, 2, 3}, {1, 2, 3, 4, 5, 6}), i64s({1, 2, 3}, {0, 2, 3, 6, 8, -1})}),
+            (Values{1, 0, 2, 3, 0, 0, 4, 0, 5, 6}));
+  // A larger output_shape pads after each dimension's end; the indices keep their places.
+  OnnxModel shaped = max_unpool({1, 1, 2, 2}, {1, 1, 2, 2});
+  shaped.constant("shape", *i64s({4}, {2, 1, 3, 5}))
+      .output("y")
+      .ints_attr("kernel_shape", {2, 2})
+      .ints_attr("strides", {1, 2});
+  EXPECT_EQ(run1(shaped, {f32({1, 1, 2, 2}, {1, 2, 3, 4}), i64s({1, 1, 2, 2}, {0, 3, 5, 6})}),
+            (Values{1, 0, 0, 2, 0, 0, 3, 4, 0, 0, 0, 0, 0, 0, 0,  //
+                    0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0}));
+}
+
+TEST_F(OnnxConvTest, MaxUnpoolErrors) {
+  auto unpool = [](const Shape& x, const Shape& indices) {
+    OnnxModel model = max_unpool(x, indices);
+    model.output("y").ints_attr("kernel_shape", {2, 2}).ints_attr("strides", {2, 2});
+    return model;
+  };
+  EXPECT_EQ(import_error(unpool({1, 1, 2, 2}, {1, 1, 2, 1})),
+            "m.onnx: node 'n' (MaxUnpool): input 1 ('I') is tensor<1x1x2x1xi64>, but must be i64 "
+            "of X's shape 1x1x2x2");
+  EXPECT_EQ(import_error(unpool({1, 1, 2}, {1, 1, 2})),
+            "m.onnx: node 'n' (MaxUnpool): attribute 'kernel_shape' has 2 values, but the input "
+            "has 1 spatial dimensions");
+  OnnxModel padded = unpool({1, 1, 1, 2}, {1, 1, 1, 2});
+  padded.ints_attr("pads", {1, 0, 1, 0});
+  EXPECT_EQ(import_error(padded),
+            "m.onnx: node 'n' (MaxUnpool): the input's spatial sizes [1, 2] unpool to no positive "
+            "sizes with kernel_shape [2, 2], strides [2, 2] and pads [1, 0, 1, 0]");
+  OnnxModel huge = max_unpool({1, 1, 2, 2}, {1, 1, 2, 2});
+  huge.output("y")
+      .ints_attr("kernel_shape", {1, 1})
+      .ints_attr("strides", {std::int64_t{1} << 40, std::int64_t{1} << 40});
+  EXPECT_EQ(import_error(huge),
+            "m.onnx: node 'n' (MaxUnpool): the unpooled shape 1x1x1099511627777x1099511627777 has "
+            "more elements than an int64 counts");
+  OnnxModel given = unpool({1, 1, 2, 2}, {1, 1, 2, 2});
+  given.input("shape", DType::i64, {4});
+  EXPECT_EQ(import_error(given),
+            "m.onnx: node 'n' (MaxUnpool): input 2 ('output_shape') must be a constant");
+  OnnxModel smaller = unpool({1, 1, 2, 2}, {1, 1, 2, 2});
+  smaller.constant("shape", *i64s({4}, {1, 1, 4, 3}));
+  EXPECT_EQ(import_error(smaller),
+            "m.onnx: node 'n' (MaxUnpool): input 2 ('output_shape') is [1, 1, 4, 3], but must be "
+            "of rank 4 and at least the unpooled shape 1x1x4x4 in every dimension");
+  // An index beyond the output is refused when the model runs, interpreted or compiled.
+  auto module = unpool({1, 1, 1, 1}, {1, 1, 1, 1}).import(ctx);
+  ASSERT_TRUE(module.ok()) << module.error().message();
+  std::vector<TensorPtr> beyond = {f32({1, 1, 1, 1}, {7}), i64s({1, 1, 1, 1}, {4})};
+  auto outputs = interpret(**module, beyond);
+  ASSERT_FALSE(outputs.ok());
+  EXPECT_EQ(outputs.error().message(),
+            "node 'n' (scatter_elements): index 4 (element 0 of indices) is out of range for "
+            "axis 0 of size 4");
+  build::BuildOptions options;
+  options.compiler.cache_dir = testing_c::run_cache_dir();
+  auto built = build::build(**module, {"c"}, options);
+  ASSERT_TRUE(built.ok()) << built.error().message();
+  auto compiled = runtime::Executor(built->program).run(beyond);
+  ASSERT_FALSE(compiled.ok());
+  EXPECT_EQ(compiled.error().message(),
+            "the compiled function of @fused_reshape_reshape_scatter_elements_reshape_0: node 'n' "
+            "(scatter_elements): index 4 (element 0 of indices) is out of range for axis 0 of "
+            "size 4");
+}
+
+TEST_F(OnnxConvTest, MaxUnpoolOfMaxPoolCompiledMatchesTheInterpreter) {
+  // The pools' maxima and indices, unpooled by the host build and by the interpreter.
+  struct Case {
+    Shape x;
+    Ints kernel, strides, pads;
+  };
+  for (const Case& c :
+       std::vector<Case>{{{2, 3, 6}, {2}, {2}, {0, 0}},
+                         {{1, 2, 5, 4}, {2, 2}, {1, 2}, {0, 0, 0, 0}},
+                         {{2, 2, 5, 5}, {3, 3}, {2, 2}, {1, 1, 1, 1}},
+                         {{1, 2, 4, 3, 4}, {2, 1, 2}, {2, 1, 2}, {0, 0, 0, 0, 0, 0}}}) {
+    SCOPED_TRACE(to_string(c.x));
+    OnnxModel pool("MaxPool", 12);
+    pool.input("x", DType::f32, c.x)
+        .output("y")
+        .output("i")
+        .ints_attr("kernel_shape", c.kernel)
+        .ints_attr("strides", c.strides)
+        .ints_attr("pads", c.pads);
+    std::vector<TensorPtr> pooled = run(pool, {test::random_tensor(c.x, 3)});
+    ASSERT_EQ(pooled.size(), 2u);
+    OnnxModel unpool = max_unpool(pooled[0]->shape(), pooled[1]->shape());
+    unpool.output("z")
+        .ints_attr("kernel_shape", c.kernel)
+        .ints_attr("strides", c.strides)
+        .ints_attr("pads", c.pads);
+    auto module = unpool.import(ctx);
+    ASSERT_TRUE(module.ok()) << module.error().message();
+    testing_build::check_host_build(**module, pooled, 0, 0);
+  }
 }
 
 }  // namespace

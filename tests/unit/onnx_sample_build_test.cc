@@ -41,12 +41,7 @@ class SampleBuildTest : public ::testing::Test {
   void check(const OnnxModel& model, const std::vector<TensorPtr>& inputs) {
     auto module = model.import(ctx);
     ASSERT_TRUE(module.ok()) << module.error().message();
-    build::BuildOptions options;
-    options.compiler.cache_dir = testing_c::run_cache_dir();
-    options.passes.verify_each = true;
-    testing_build::build_and_check(
-        *(*module)->find_function("main"), inputs,
-        [&] { return build::build(**module, std::vector<std::string>{"c"}, options); }, 1e-5, 1e-6);
+    testing_build::check_host_build(**module, inputs, 1e-5, 1e-6);
   }
 
   Context ctx;

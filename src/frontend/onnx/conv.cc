@@ -1,5 +1,5 @@
 // Converters of ONNX's convolutions, matrix products and pools: Conv, ConvTranspose, Gemm,
-// MatMul, MaxPool, AveragePool, GlobalAveragePool and GlobalMaxPool.
+// MatMul, MaxPool, AveragePool, GlobalAveragePool, GlobalMaxPool and MaxUnpool.
 //
 // auto_pad is resolved here into explicit padding from the static shapes, so uma's ops see
 // only `padding` (ONNX's pads order: all begins, then all ends).
@@ -11,7 +11,8 @@
 // - MaxPool: the Indices output and storage_order (which orders it) from 8; ceil_mode and
 //   dilations from 10.
 // - AveragePool: ceil_mode from 10 (count_include_pad exists from 7 on).
-// Later versions of Conv, ConvTranspose, MatMul and the global pools only add types.
+// Later versions of Conv, ConvTranspose, MatMul and the global pools only add types, and
+// MaxUnpool-11 only says more about output_shape.
 #include <algorithm>
 #include <cstring>
 
@@ -327,18 +328,24 @@ Expected<Values> convert_gemm(NodeContext& ctx) {
 
 // ---- MaxPool, AveragePool, GlobalAveragePool, GlobalMaxPool ----
 
-Expected<Values> convert_pool(NodeContext& ctx, bool max) {
-  UMA_TRY_ASSIGN(Value * x, required_input(ctx, 0, "X"));
-  UMA_TRY_ASSIGN(std::size_t rank, spatial_rank(ctx, x));
-  const bool with_indices = max && ctx.proto().output_size() > 1 && !ctx.proto().output(1).empty();
-  if (with_indices && ctx.opset() < 8)
-    return make_error("output 1 ('Indices') exists only from opset 8");
+// A pool's kernel_shape, one size per spatial dimension.
+Expected<Ints> pool_kernel(const NodeContext& ctx, std::size_t rank) {
   UMA_TRY_ASSIGN(Ints kernel, ctx.attr_ints("kernel_shape", std::nullopt));
   if (kernel.size() != rank)
     return make_error(
         "attribute 'kernel_shape' has {} values, but the input has {} spatial "
         "dimensions",
         kernel.size(), rank);
+  return kernel;
+}
+
+Expected<Values> convert_pool(NodeContext& ctx, bool max) {
+  UMA_TRY_ASSIGN(Value * x, required_input(ctx, 0, "X"));
+  UMA_TRY_ASSIGN(std::size_t rank, spatial_rank(ctx, x));
+  const bool with_indices = max && ctx.proto().output_size() > 1 && !ctx.proto().output(1).empty();
+  if (with_indices && ctx.opset() < 8)
+    return make_error("output 1 ('Indices') exists only from opset 8");
+  UMA_TRY_ASSIGN(Ints kernel, pool_kernel(ctx, rank));
   UMA_TRY_ASSIGN(Ints strides, spatial_attr(ctx, "strides", rank, 1));
   Ints dilations(rank, 1);
   if (max && ctx.opset() >= 10) {
@@ -375,6 +382,88 @@ Expected<Values> convert_global_pool(NodeContext& ctx, const char* op) {
   return single(ctx.emit_value(op, {x}));
 }
 
+// ---- MaxUnpool ----
+
+// The spatial sizes MaxUnpool gives X's: (in - 1) * stride + kernel - pads begin and end.
+Expected<Shape> unpooled_sizes(const Shape& input, const Ints& kernel, const Ints& strides,
+                               const Ints& pads) {
+  const std::size_t rank = input.size();
+  Shape sizes;
+  for (std::size_t i = 0; i < rank; ++i) {
+    std::optional<std::int64_t> size;
+    if (input[i] > 0 && strides[i] > 0 && kernel[i] > 0 && pads[i] >= 0 && pads[rank + i] >= 0)
+      if (auto spread = checked_mul(input[i] - 1, strides[i]))
+        if (auto covered = checked_add(*spread, kernel[i]))
+          size = checked_add(*covered - pads[i], -pads[rank + i]);
+    if (!size || *size < 1)
+      return make_error(
+          "the input's spatial sizes {} unpool to no positive sizes with kernel_shape {}, "
+          "strides {} and pads {}",
+          format_ints(input), format_ints(kernel), format_ints(strides), format_ints(pads));
+    sizes.push_back(*size);
+  }
+  return sizes;
+}
+
+// X's elements stored at I's positions in zeros of the unpooled shape, as ONNX's reference
+// does: an index counts in the whole output flattened, as MaxPool's Indices do
+// ((n * C + c) * S + s for offset s of a plane of S elements), and a negative one from its
+// end; one out of range is a run-time error, as for every scatter. An output_shape larger
+// than the unpooled shape pads it with zeros after each dimension's end, the indices keeping
+// their meaning (the reference's reading, which ONNX's node test checks).
+Expected<Values> convert_max_unpool(NodeContext& ctx) {
+  UMA_TRY_ASSIGN(Value * x, required_input(ctx, 0, "X"));
+  UMA_TRY_ASSIGN(Value * indices, required_input(ctx, 1, "I"));
+  UMA_TRY_ASSIGN(std::size_t rank, spatial_rank(ctx, x));
+  const Shape& shape = shape_of(x);
+  if (indices->tensor_type().dtype != DType::i64 || shape_of(indices) != shape)
+    return make_error("input 1 ('I') is {}, but must be i64 of X's shape {}",
+                      to_string(indices->type()), to_string(shape));
+  UMA_TRY_ASSIGN(Ints kernel, pool_kernel(ctx, rank));
+  UMA_TRY_ASSIGN(Ints strides, spatial_attr(ctx, "strides", rank, 1));
+  UMA_TRY_ASSIGN(Ints pads, spatial_attr(ctx, "pads", 2 * rank, 0));
+  UMA_TRY_ASSIGN(Shape sizes,
+                 unpooled_sizes(Shape(shape.begin() + 2, shape.end()), kernel, strides, pads));
+  Shape unpooled{shape[0], shape[1]};
+  unpooled.insert(unpooled.end(), sizes.begin(), sizes.end());
+  std::optional<std::int64_t> total = 1;
+  for (std::int64_t d : unpooled)
+    if (total) total = checked_mul(*total, d);
+  if (!total)
+    return make_error("the unpooled shape {} has more elements than an int64 counts",
+                      to_string(unpooled));
+  Ints padding(2 * unpooled.size(), 0);
+  if (ctx.has_input(2)) {
+    UMA_TRY_ASSIGN(Ints wanted, constant_ints(ctx, 2, "output_shape"));
+    bool fits = wanted.size() == unpooled.size();
+    for (std::size_t d = 0; fits && d < wanted.size(); ++d) {
+      fits = wanted[d] >= unpooled[d];
+      padding[unpooled.size() + d] = wanted[d] - unpooled[d];
+    }
+    if (!fits)
+      return make_error(
+          "input 2 ('output_shape') is {}, but must be of rank {} and at least the "
+          "unpooled shape {} in every dimension",
+          format_ints(wanted), unpooled.size(), to_string(unpooled));
+  }
+
+  const std::int64_t count = product(shape, 0, shape.size());
+  UMA_TRY_ASSIGN(
+      Value * zeros,
+      ctx.emit_value("full", {},
+                     attrs_of({{"shape", Ints{*total}},
+                               {"dtype", std::string(dtype_name(x->tensor_type().dtype))}})));
+  UMA_TRY_ASSIGN(Value * flat_indices, reshaped(ctx, indices, {count}));
+  UMA_TRY_ASSIGN(Value * flat_x, reshaped(ctx, x, {count}));
+  UMA_TRY_ASSIGN(Value * scattered,
+                 ctx.emit_value("scatter_elements", {zeros, flat_indices, flat_x},
+                                attrs_of({{"axis", std::int64_t{0}}})));
+  UMA_TRY_ASSIGN(Value * y, reshaped(ctx, scattered, Ints(unpooled)));
+  if (std::all_of(padding.begin(), padding.end(), [](std::int64_t p) { return p == 0; }))
+    return Values{y};
+  return single(ctx.emit_value("nn.pad", {y}, attrs_of({{"pad_width", padding}})));
+}
+
 }  // namespace
 
 Expected<Value*> emit_conv(NodeContext& ctx, std::vector<Value*> operands) {
@@ -401,6 +490,7 @@ void register_conv_converters(ConverterTable& table) {
             [](NodeContext& ctx) { return convert_global_pool(ctx, "nn.global_max_pool"); });
   table.add("GlobalAveragePool", 1,
             [](NodeContext& ctx) { return convert_global_pool(ctx, "nn.global_avg_pool"); });
+  table.add("MaxUnpool", 9, convert_max_unpool);
 }
 
 }  // namespace uma::onnx_import

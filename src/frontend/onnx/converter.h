@@ -151,6 +151,8 @@ void register_transform_converters(ConverterTable& table);  // Reshape, Slice, G
 void register_reduce_converters(ConverterTable& table);     // ReduceMean, ..., ArgMax
 void register_constant_converter(ConverterTable& table);    // Constant (constant.cc)
 void register_einsum_converter(ConverterTable& table);      // Einsum (einsum.cc)
+void register_det_converter(ConverterTable& table);         // Det (det.cc)
+void register_tfidf_converter(ConverterTable& table);       // TfIdfVectorizer (tfidf.cc)
 void register_quantize_converters(ConverterTable& table);   // QuantizeLinear, QLinearMatMul, ...
 void register_rnn_converters(ConverterTable& table);        // RNN, GRU, LSTM (rnn.cc)
 void register_signal_converters(ConverterTable& table);     // windows, DFT, STFT (signal.cc)

@@ -50,6 +50,8 @@ const ConverterTable& converters() {
         {"transform", register_transform_converters},
         {"reduce", register_reduce_converters},
         {"einsum", register_einsum_converter},
+        {"det", register_det_converter},
+        {"tfidf", register_tfidf_converter},
         {"quantize", register_quantize_converters},
         {"rnn", register_rnn_converters},
         {"signal", register_signal_converters},

@@ -14,20 +14,6 @@ namespace {
 using Ints = std::vector<std::int64_t>;
 using Values = std::vector<Value*>;
 
-// Every constant these converters build has at most this many elements (64 MB of f32): the
-// matrix of a 2048-point complex DFT, windows and mel matrices far larger than models use.
-// A model asking for more is refused by name before anything is allocated.
-constexpr std::int64_t kMaxConstant = std::int64_t{1} << 24;
-
-Status check_constant(std::string_view what, const Shape& shape) {
-  double elements = 1;  // in double: the dimensions come from the model and may overflow
-  for (std::int64_t d : shape) elements *= static_cast<double>(d);
-  if (elements > static_cast<double>(kMaxConstant))
-    return make_error("{} would be a constant of {} elements here, more than the {} uma builds",
-                      what, to_string(shape), kMaxConstant);
-  return Status::success();
-}
-
 // Constant scalar input `i` (a tensor of one element), as a number.
 Expected<double> scalar_input(const NodeContext& ctx, std::size_t i, std::string_view what) {
   UMA_TRY_ASSIGN(TensorPtr tensor, ctx.require_constant_input(i, what));

@@ -65,6 +65,20 @@ Expected<Value*> stack(NodeContext& ctx, const std::vector<Value*>& values, std:
   return ctx.emit_value("concatenate", expanded, attrs_of({{"axis", axis}}));
 }
 
+Expected<Value*> reshaped(NodeContext& ctx, Value* value, std::vector<std::int64_t> shape) {
+  return ctx.emit_value("reshape", {value},
+                        attrs_of({{"newshape", std::move(shape)}, {"allowzero", std::int64_t{1}}}));
+}
+
+Status check_constant(std::string_view what, const Shape& shape) {
+  double elements = 1;  // in double: the dimensions come from the model and may overflow
+  for (std::int64_t d : shape) elements *= static_cast<double>(d);
+  if (elements > static_cast<double>(kMaxConstant))
+    return make_error("{} would be a constant of {} elements here, more than the {} uma builds",
+                      what, to_string(shape), kMaxConstant);
+  return Status::success();
+}
+
 Expected<std::vector<Value*>> single(Expected<Value*> value) {
   if (!value) return value.error();
   return std::vector<Value*>{*value};

@@ -39,6 +39,18 @@ Expected<Value*> element_at(NodeContext& ctx, Value* v, std::int64_t axis, std::
 // Values of one type stacked along a new axis `axis` (a sequence's steps into one tensor).
 Expected<Value*> stack(NodeContext& ctx, const std::vector<Value*>& values, std::int64_t axis);
 
+// `value` reshaped; a 0 in `shape` is an empty dimension.
+Expected<Value*> reshaped(NodeContext& ctx, Value* value, std::vector<std::int64_t> shape);
+
+// Every constant a converter builds from a model's sizes has at most this many elements (64
+// MB of f32): the matrix of a 2048-point complex DFT, windows, mel matrices and n-gram tables
+// far larger than models use. A model asking for more is refused by name before anything is
+// allocated.
+constexpr std::int64_t kMaxConstant = std::int64_t{1} << 24;
+
+// An error naming `what` when a constant of `shape` would exceed kMaxConstant elements.
+Status check_constant(std::string_view what, const Shape& shape);
+
 // A converter's single result.
 Expected<std::vector<Value*>> single(Expected<Value*> value);
 

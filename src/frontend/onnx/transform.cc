@@ -272,12 +272,6 @@ Expected<Values> convert_size(NodeContext& ctx) {
   return Values{ctx.constant(std::move(size))};
 }
 
-// `value` reshaped; a 0 in `shape` is an empty dimension.
-Expected<Value*> reshaped(NodeContext& ctx, Value* value, Ints shape) {
-  return ctx.emit_value("reshape", {value},
-                        attrs_of({{"newshape", std::move(shape)}, {"allowzero", std::int64_t{1}}}));
-}
-
 // Reshape, transpose, reshape: the moves of DepthToSpace and SpaceToDepth.
 Expected<Value*> regroup(NodeContext& ctx, Value* data, Ints split, Ints perm, Ints merged) {
   UMA_TRY_ASSIGN(Value * grouped, reshaped(ctx, data, std::move(split)));

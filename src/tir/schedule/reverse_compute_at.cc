@@ -139,6 +139,30 @@ Status Schedule::reverse_compute_at(const BlockRef& block, const LoopRef& loop) 
           outer->var.as<VarNode>()->name, buffer->name, loop_name);
   }
 
+  // Every element the consumer computed must be in some iteration's region, or moving it
+  // would leave the others unwritten (a consumer larger than what the loop writes, as a
+  // concatenation of a reduction with other values): over the iterations of the loops from
+  // the common sequence down to this one, the regions reach from the consumer's first index
+  // to its last in each dimension.
+  Bounds inner;
+  for (std::size_t k = common; k < loop_path.size(); ++k) {
+    if (const auto* f = loop_path[k].as<ForNode>()) {
+      Interval first = bounds_of(f->min, inner);
+      Interval last = bounds_of(f->min + f->extent - 1, inner);
+      inner[f->var.as<VarNode>()] = Interval{first.min, last.max};
+    }
+  }
+  for (std::size_t d = 0; d < lo.size(); ++d) {
+    const ForNode* old = nest->by_dimension[d];
+    Interval before = bounds_of(simplify(lo[d] - old->min, inner), inner);
+    Interval after = bounds_of(simplify(hi[d] + 1 - old->min - old->extent, inner), inner);
+    if (!before.has_lower() || before.min > 0 || !after.has_upper() || after.max < 0)
+      return make_error(
+          "reverse_compute_at: block '{}' computes %{} beyond the elements of %{} that loop '{}' "
+          "writes (dimension {}); moved under it, it would leave the others unwritten",
+          c->name, out->name, buffer->name, loop_name, d);
+  }
+
   // The consumer's loops over the region, clamped to what it computed before where the
   // region may stick out of it.
   std::unordered_map<const ForNode*, std::pair<Expr, Expr>> ranges;
