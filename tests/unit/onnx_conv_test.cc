@@ -519,7 +519,9 @@ TEST_F(OnnxConvTest, MaxUnpoolErrors) {
   OnnxModel given = unpool({1, 1, 2, 2}, {1, 1, 2, 2});
   given.input("shape", DType::i64, {4});
   EXPECT_EQ(import_error(given),
-            "m.onnx: node 'n' (MaxUnpool): input 2 ('output_shape') must be a constant");
+            "m.onnx: node 'n' (MaxUnpool): input 2 ('output_shape') must be a constant: uma needs "
+            "its value at build time; it is the model's input 'shape', so give its value with "
+            "--bind shape=FILE");
   OnnxModel smaller = unpool({1, 1, 2, 2}, {1, 1, 2, 2});
   smaller.constant("shape", *i64s({4}, {1, 1, 4, 3}));
   EXPECT_EQ(import_error(smaller),

@@ -64,11 +64,6 @@ Expected<Value*> clip(NodeContext& ctx, Value* value, double low, double high) {
   return ctx.emit_value("clip", {value}, attrs_of({{"a_min", low}, {"a_max", high}}));
 }
 
-Expected<Value*> reshaped(NodeContext& ctx, Value* value, Ints shape) {
-  return ctx.emit_value("reshape", {value},
-                        attrs_of({{"newshape", std::move(shape)}, {"allowzero", std::int64_t{1}}}));
-}
-
 // `value` with a trailing dimension of 1, to broadcast against the pixels' channels.
 Expected<Value*> per_pixel(NodeContext& ctx, Value* value) {
   const auto rank = static_cast<std::int64_t>(shape_of(value).size());
