@@ -305,6 +305,17 @@ TEST(OnnxControlFlowTest, ScanErrors) {
             "model.onnx: node 'scan' (Scan): input 0 ('sequence_lens') must be a constant that "
             "gives every batch entry the sequence's full length (3): shorter sequences are not "
             "supported");
+  OnnxGraph empty = scan_model(8);
+  for (int i : {0, 1})
+    empty.graph()
+        .mutable_input(i)
+        ->mutable_type()
+        ->mutable_tensor_type()
+        ->mutable_shape()
+        ->mutable_dim(0)
+        ->set_dim_value(0);
+  EXPECT_EQ(import_error(empty),
+            "model.onnx: node 'scan' (Scan): the batch is empty, so the scan outputs have no type");
 }
 
 }  // namespace

@@ -258,7 +258,11 @@ Expected<Values> unroll_scan(NodeContext& ctx, const ScanPlan& plan, Values stat
 // axis 1 of the scan inputs. sequence_lens may only say what the shapes do.
 Expected<Values> scan_batches(NodeContext& ctx, const ScanPlan& plan, const Values& states,
                               const Values& scan_inputs) {
-  std::int64_t batch = shape_of(states.empty() ? scan_inputs[0] : states[0]).at(0);
+  const Value* first = states.empty() ? scan_inputs[0] : states[0];
+  if (shape_of(first).empty())
+    return make_error("'{}' has no batch axis: it is a scalar", first->name());
+  std::int64_t batch = shape_of(first)[0];
+  if (batch == 0) return make_error("the batch is empty, so the scan outputs have no type");
   std::int64_t length = shape_of(scan_inputs[0]).size() > 1 ? shape_of(scan_inputs[0])[1] : 0;
   for (const Values* group : {&states, &scan_inputs})
     for (const Value* value : *group)
