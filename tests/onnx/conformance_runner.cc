@@ -103,9 +103,8 @@ std::string lowercase(std::string text) {
 // test, or of the test it expands for an "_expanded" one (whose first op is the one expanded).
 std::string tested_op(const std::string& test_name, const ModelOps& model,
                       const std::vector<std::string>& supported) {
-  std::string key;
-  for (char c : test_name.substr(5))
-    if (c != '_') key += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  std::string key = lowercase(test_name.substr(5));
+  std::erase(key, '_');
   std::string best;
   auto consider = [&](const std::string& op) {
     if (op.size() > best.size() && key.starts_with(lowercase(op))) best = op;

@@ -20,13 +20,6 @@ namespace {
 using Ints = std::vector<std::int64_t>;
 using Values = std::vector<Value*>;
 
-// An i64 tensor of `shape` holding `values` in row-major order.
-TensorPtr i64_tensor(Shape shape, const Ints& values) {
-  auto tensor = std::make_shared<Tensor>(TensorType{DType::i64, std::move(shape)});
-  std::copy(values.begin(), values.end(), tensor->data<std::int64_t>());
-  return tensor;
-}
-
 // The one value of a one-element input, or `fallback` when the model leaves it out.
 Expected<double> scalar_input(const NodeContext& ctx, std::size_t i, std::string_view what,
                               double fallback) {

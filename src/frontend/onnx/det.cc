@@ -97,8 +97,7 @@ Expected<Values> convert_det(NodeContext& ctx) {
   const bool widened = type.dtype == DType::f16 || type.dtype == DType::bf16;
   Value* matrices = x;
   if (widened) {
-    UMA_TRY_ASSIGN(matrices,
-                   ctx.emit_value("cast", {x}, attrs_of({{"dtype", std::string("f32")}})));
+    UMA_TRY_ASSIGN(matrices, cast_to(ctx, x, DType::f32));
   }
   const std::int64_t k = product(shape, 0, batch.size());
   UMA_TRY_ASSIGN(matrices, reshaped(ctx, matrices, {k, m, m}));
@@ -119,8 +118,7 @@ Expected<Values> convert_det(NodeContext& ctx) {
   }
   UMA_TRY_ASSIGN(det, reshaped(ctx, det, batch));
   if (widened) {
-    UMA_TRY_ASSIGN(det, ctx.emit_value("cast", {det},
-                                       attrs_of({{"dtype", std::string(dtype_name(type.dtype))}})));
+    UMA_TRY_ASSIGN(det, cast_to(ctx, det, type.dtype));
   }
   return Values{det};
 }

@@ -45,11 +45,6 @@ Expected<Values> all_inputs(const NodeContext& ctx) {
 
 DType dtype_of(const Value* value) { return value->tensor_type().dtype; }
 
-Expected<Value*> cast(NodeContext& ctx, Value* value, DType dtype) {
-  if (dtype_of(value) == dtype) return value;
-  return ctx.emit_value("cast", {value}, attrs_of({{"dtype", std::string(dtype_name(dtype))}}));
-}
-
 // An ONNX op that is one of ours, operand for operand.
 Converter same_operands(std::string op) {
   return [op](NodeContext& ctx) -> Expected<Values> {
@@ -154,12 +149,12 @@ Expected<Values> convert_pow(NodeContext& ctx) {
   }
   DType base_dtype = dtype_of(base), exponent_dtype = dtype_of(exponent);
   if (is_float(base_dtype) || !is_float(exponent_dtype)) {
-    UMA_TRY_ASSIGN(exponent, cast(ctx, exponent, base_dtype));
+    UMA_TRY_ASSIGN(exponent, cast_to(ctx, exponent, base_dtype));
     return single(ctx.emit_value("power", {base, exponent}));
   }
-  UMA_TRY_ASSIGN(base, cast(ctx, base, exponent_dtype));
+  UMA_TRY_ASSIGN(base, cast_to(ctx, base, exponent_dtype));
   UMA_TRY_ASSIGN(Value * power, ctx.emit_value("power", {base, exponent}));
-  return single(cast(ctx, power, base_dtype));
+  return single(cast_to(ctx, power, base_dtype));
 }
 
 Expected<Values> convert_mod(NodeContext& ctx) {
@@ -291,13 +286,13 @@ Expected<Values> convert_cast(NodeContext& ctx) {
   int onnx_type = to == static_cast<int>(to) ? static_cast<int>(to) : 0;
   std::optional<DType> dtype = dtype_from_onnx(onnx_type);
   if (!dtype) return unsupported_onnx_type("attribute 'to'", onnx_type);
-  return single(cast(ctx, inputs[0], *dtype));
+  return single(cast_to(ctx, inputs[0], *dtype));
 }
 
 Expected<Values> convert_cast_like(NodeContext& ctx) {
   UMA_TRY_ASSIGN(Values inputs, all_inputs(ctx));
   if (inputs.size() != 2) return make_error("needs 2 inputs, got {}", inputs.size());
-  return single(cast(ctx, inputs[0], dtype_of(inputs[1])));
+  return single(cast_to(ctx, inputs[0], dtype_of(inputs[1])));
 }
 
 // ---- Identity, Dropout ----

@@ -40,13 +40,6 @@ Status reject_outputs_from(const NodeContext& ctx, int first, std::string_view w
   return Status::success();
 }
 
-Expected<Value*> cast_to(NodeContext& ctx, Value* value, DType dtype) {
-  if (value->tensor_type().dtype == dtype) return value;
-  AttrMap attrs;
-  attrs.set("dtype", std::string(dtype_name(dtype)));
-  return ctx.emit_value("cast", {value}, std::move(attrs));
-}
-
 Expected<Value*> reshape(NodeContext& ctx, Value* value, const Shape& shape) {
   AttrMap attrs;
   attrs.set("newshape", shape);

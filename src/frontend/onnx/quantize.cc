@@ -16,13 +16,6 @@ namespace {
 using Ints = std::vector<std::int64_t>;
 using Values = std::vector<Value*>;
 
-Expected<Value*> cast_to(NodeContext& ctx, Value* value, DType dtype) {
-  if (value->tensor_type().dtype == dtype) return value;
-  AttrMap attrs;
-  attrs.set("dtype", std::string(dtype_name(dtype)));
-  return ctx.emit_value("cast", {value}, std::move(attrs));
-}
-
 // The range of an integer type a quantized value may take.
 Expected<std::pair<double, double>> quantized_range(DType dtype, std::string_view what) {
   if (dtype == DType::u8) return std::pair<double, double>{0, 255};

@@ -49,11 +49,6 @@ Value* real(NodeContext& ctx, const Value* like, double value) {
   return scalar(ctx, like->tensor_type().dtype, value);
 }
 
-Expected<Value*> cast_to(NodeContext& ctx, Value* value, DType dtype) {
-  if (value->tensor_type().dtype == dtype) return value;
-  return ctx.emit_value("cast", {value}, attrs_of({{"dtype", std::string(dtype_name(dtype))}}));
-}
-
 // The dtype that sampling computes in for values of `dtype`.
 DType widened(DType dtype) {
   if (!is_float(dtype) || dtype == DType::f64) return dtype;

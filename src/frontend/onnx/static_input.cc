@@ -44,6 +44,17 @@ Value* scalar(NodeContext& ctx, DType dtype, double value) {
   return ctx.constant(std::move(tensor));
 }
 
+TensorPtr i64_tensor(Shape shape, const std::vector<std::int64_t>& values) {
+  auto tensor = std::make_shared<Tensor>(TensorType{DType::i64, std::move(shape)});
+  std::copy(values.begin(), values.end(), tensor->data<std::int64_t>());
+  return tensor;
+}
+
+Expected<Value*> cast_to(NodeContext& ctx, Value* value, DType dtype) {
+  if (value->tensor_type().dtype == dtype) return value;
+  return ctx.emit_value("cast", {value}, attrs_of({{"dtype", std::string(dtype_name(dtype))}}));
+}
+
 Expected<Value*> element_at(NodeContext& ctx, Value* v, std::int64_t axis, std::int64_t i) {
   UMA_TRY_ASSIGN(Value * part,
                  ctx.emit_value("strided_slice", {v},

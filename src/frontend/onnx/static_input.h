@@ -33,6 +33,12 @@ AttrMap attrs_of(std::initializer_list<std::pair<const char*, Attribute>> entrie
 // A constant scalar of `dtype`.
 Value* scalar(NodeContext& ctx, DType dtype, double value);
 
+// An i64 tensor of `shape` holding `values` in row-major order.
+TensorPtr i64_tensor(Shape shape, const std::vector<std::int64_t>& values);
+
+// `value` as `dtype`: itself when it is of that dtype already, else a cast.
+Expected<Value*> cast_to(NodeContext& ctx, Value* value, DType dtype);
+
 // v[i] along `axis`, that axis dropped.
 Expected<Value*> element_at(NodeContext& ctx, Value* v, std::int64_t axis, std::int64_t i);
 

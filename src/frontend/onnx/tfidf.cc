@@ -33,9 +33,7 @@ struct Vocabulary {
 };
 
 Value* i64_constant(NodeContext& ctx, Shape shape, const Ints& values) {
-  auto tensor = std::make_shared<Tensor>(TensorType{DType::i64, std::move(shape)});
-  std::copy(values.begin(), values.end(), tensor->data<std::int64_t>());
-  return ctx.constant(std::move(tensor));
+  return ctx.constant(i64_tensor(std::move(shape), values));
 }
 
 // The pool's n-grams of sizes `least` to `most`: ngram_counts holds where each size's
