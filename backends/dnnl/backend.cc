@@ -1,8 +1,7 @@
-// The dnnl backend: convolutions and dense layers with their fused bias, residual sum and
-// activation, poolings, softmaxes, batch and layer normalizations and elementwise ops run as
-// oneDNN primitives
-// (Debian's libdnnl-dev), created when the model loads.
-// Everything it declares is here, in the order of uma/uma/backend.h.
+// The dnnl backend: convolutions, dense layers and matrix products with their fused bias,
+// residual sum and activation, poolings, softmaxes, batch and layer normalizations and elementwise
+// ops run as oneDNN primitives (Debian's libdnnl-dev), created when the model loads. Everything it
+// declares is here, in the order of uma/uma/backend.h.
 #include <memory>
 
 #include "backends/dnnl/dnnl.h"
@@ -37,6 +36,8 @@ class DnnlBackend final : public Backend {
     add_composite_lowering("conv", lower_conv);
     add_pattern("dense", dense_pattern(), check_dense);
     add_composite_lowering("dense", lower_dense);
+    add_pattern("matmul", matmul_pattern(), check_matmul);
+    add_composite_lowering("matmul", lower_matmul);
     add_pattern("pool", pool_pattern(), check_pool);
     add_composite_lowering("pool", lower_pool);
     add_pattern("softmax", softmax_pattern(), check_softmax);

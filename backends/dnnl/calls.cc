@@ -6,6 +6,9 @@
 //                    beta, bf16, ...)
 //   dnnl_kernel_dense(src, weights, bias, residual, dst, batch, in_features, out_features,
 //                     weights_in_out, has_sum, eltwise, alpha, beta, bf16, ...)
+//   dnnl_kernel_matmul(src, weights, bias, residual, dst, rank, src_dims[5], src_strides[5],
+//                      weights_dims[5], weights_strides[5], dst_dims[5], has_sum, eltwise,
+//                      alpha, beta, ...)
 //   dnnl_kernel_pool(src, dst, rank, batch, channels, in[3], kernel[3], out[3], strides[3],
 //                    dilation[3], pad_begin[3], pad_end[3], algorithm, src_layout, dst_layout,
 //                    ...)
@@ -30,6 +33,7 @@
 
 #include "backends/dnnl/dnnl.h"
 #include "uma/lower/compute_util.h"
+#include "uma/op/shape_util.h"
 
 namespace uma::backends::dnnl {
 namespace {
@@ -111,6 +115,33 @@ void add_epilogue_args(const Epilogue& epilogue, std::vector<Expr>& args) {
   args.push_back(Expr(epilogue.eltwise));
   args.push_back(lower::constant(DType::f32, epilogue.alpha));
   args.push_back(lower::constant(DType::f32, epilogue.beta));
+}
+
+// The matmul's operand `index` as oneDNN reads it: the value the composite is given (the
+// input of the composite's transpose that makes the operand, or the operand itself), and the
+// operand's strides in it, in elements.
+struct StridedOperand {
+  const Value* value = nullptr;
+  std::vector<std::int64_t> strides;
+};
+
+StridedOperand strided_operand(const Node& matmul, std::size_t index,
+                               const std::vector<const Node*>& nodes) {
+  const Value* operand = matmul.operand(index);
+  const Node* producer = operand->producer();
+  bool transposed = producer != nullptr && producer->is_op("transpose") &&
+                    std::find(nodes.begin(), nodes.end(), producer) != nodes.end();
+  if (!transposed) return {operand, row_major_strides(operand->tensor_type().shape)};
+  // Operand dimension i is the input's dimension axes[i] (all of them reversed when no axes
+  // are given; the transpose's verifier made them a permutation).
+  const Value* input = producer->operand(0);
+  std::vector<std::int64_t> input_strides = row_major_strides(input->tensor_type().shape);
+  const auto& axes = producer->attrs().get_ints("axes");
+  std::size_t rank = input_strides.size();
+  std::vector<std::int64_t> strides(rank);
+  for (std::size_t i = 0; i < rank; ++i)
+    strides[i] = input_strides[axes.empty() ? rank - 1 - i : *normalize_axis(axes[i], rank)];
+  return {input, strides};
 }
 
 }  // namespace
@@ -201,6 +232,43 @@ Expected<DenseCall> dense_call(const std::vector<const Node*>& nodes, const Targ
   call.out_features = call.weights_in_out ? weight[1] : weight[0];
   UMA_TRY_ASSIGN(call.bf16, target.get_bool("bf16"));
   UMA_TRY_ASSIGN(call.epilogue, epilogue(*dense, nodes, data.size() - 1));
+  return call;
+}
+
+Expected<MatmulCall> matmul_call(const std::vector<const Node*>& nodes) {
+  const Node* matmul = find(nodes, "nn.matmul");
+  if (matmul == nullptr) return make_error("the composite has no nn.matmul");
+  UMA_TRY(check_f32(*matmul));
+  const Shape& a = matmul->operand(0)->tensor_type().shape;
+  const Shape& b = matmul->operand(1)->tensor_type().shape;
+  const Shape& result = matmul->result()->tensor_type().shape;
+  if (a.size() < 2 || b.size() < 2)
+    return make_error(
+        "nn.matmul of {} by {} has a vector operand; the backend takes matrices and batches of "
+        "them",
+        to_string(a), to_string(b));
+  if (result.size() > 5)
+    return make_error("the result has rank {}; the backend takes up to 5", result.size());
+  MatmulCall call;
+  call.rank = static_cast<std::int64_t>(result.size());
+  // Fewer dimensions are leading ones of size 1 (oneDNN broadcasts them).
+  auto place = [&](const Shape& shape, const std::vector<std::int64_t>& strides, std::int64_t* dims,
+                   std::int64_t* out_strides) {
+    std::size_t offset = result.size() - shape.size();
+    for (std::size_t i = 0; i < shape.size(); ++i) {
+      dims[offset + i] = shape[i];
+      out_strides[offset + i] = strides[i];
+    }
+    for (std::size_t i = offset; i-- > 0;) out_strides[i] = out_strides[i + 1] * dims[i + 1];
+  };
+  place(a, strided_operand(*matmul, 0, nodes).strides, call.src_dims, call.src_strides);
+  place(b, strided_operand(*matmul, 1, nodes).strides, call.weights_dims, call.weights_strides);
+  for (std::size_t i = 0; i < result.size(); ++i) call.dst_dims[i] = result[i];
+  // The epilogue reads the nodes after the matmul: not the transposes before it.
+  std::vector<const Node*> after;
+  for (const Node* node : nodes)
+    if (!node->is_op("transpose")) after.push_back(node);
+  UMA_TRY_ASSIGN(call.epilogue, epilogue(*matmul, after, result.size() - 1));
   return call;
 }
 
@@ -381,6 +449,24 @@ Expected<lower::ExternCall> lower_dense(const lower::CompositeOperands& operands
   add_epilogue_args(call.epilogue, args);
   args.push_back(Expr(std::int64_t{call.bf16}));
   return extern_call("dense", std::move(args), target, dense_primitive(call, target));
+}
+
+Expected<lower::ExternCall> lower_matmul(const lower::CompositeOperands& operands,
+                                         const Target& target) {
+  std::vector<const Node*> nodes = composite_nodes(operands);
+  UMA_TRY_ASSIGN(MatmulCall call, matmul_call(nodes));
+  const Node& matmul = *find(nodes, "nn.matmul");
+  UMA_TRY_ASSIGN(Expr src, operands.address(*strided_operand(matmul, 0, nodes).value));
+  UMA_TRY_ASSIGN(Expr weights, operands.address(*strided_operand(matmul, 1, nodes).value));
+  UMA_TRY_ASSIGN(Expr bias, operands.address_or_null(call.epilogue.bias));
+  UMA_TRY_ASSIGN(Expr residual, operands.address_or_null(call.epilogue.residual));
+  UMA_TRY_ASSIGN(Expr dst, operands.address(*operands.composite().outputs()[0]));
+  std::vector<Expr> args = {src, weights, bias, residual, dst, Expr(call.rank)};
+  for (const std::int64_t* sizes :
+       {call.src_dims, call.src_strides, call.weights_dims, call.weights_strides, call.dst_dims})
+    for (int i = 0; i < 5; ++i) args.push_back(Expr(sizes[i]));
+  add_epilogue_args(call.epilogue, args);
+  return extern_call("matmul", std::move(args), target, matmul_primitive(call, target));
 }
 
 Expected<lower::ExternCall> lower_pool(const lower::CompositeOperands& operands,

@@ -2,7 +2,8 @@
 // libdnnl-dev) behind the UMA interface, the C of kernels/dnnl_ops.c calling them.
 //
 //   backend.cc      the Backend: target "dnnl --winograd=auto|on|off", patterns, codegen
-//   patterns.cc     dnnl.conv, dnnl.dense (nn.dense, or nn.matmul by a constant): anchor →
+//   patterns.cc     dnnl.conv, dnnl.dense (nn.dense, or nn.matmul by a constant), dnnl.matmul
+//                   (nn.matmul of two computed tensors, either one maybe transposed): anchor →
 //                   bias → residual add → activation;
 //                   dnnl.pool, dnnl.softmax, dnnl.norm (batch and layer normalization),
 //                   dnnl.binary (add, multiply, ... broadcasting one operand), dnnl.eltwise
@@ -94,6 +95,18 @@ struct DenseCall {
   bool bf16 = false;
 };
 
+// nn.matmul of two computed tensors as oneDNN's matmul: src [batch..., M, K] × weights
+// [batch..., K, N] → dst [batch..., M, N], all of `rank` dimensions (batch ones 1 where an
+// operand has fewer or broadcasts). An operand a transpose of the composite makes is read
+// from the transpose's input, its strides permuted (no copy); dst is plain.
+struct MatmulCall {
+  std::int64_t rank = 0;
+  std::int64_t src_dims[5] = {1, 1, 1, 1, 1}, src_strides[5] = {1, 1, 1, 1, 1};
+  std::int64_t weights_dims[5] = {1, 1, 1, 1, 1}, weights_strides[5] = {1, 1, 1, 1, 1};
+  std::int64_t dst_dims[5] = {1, 1, 1, 1, 1};
+  Epilogue epilogue;
+};
+
 // A pooling as the kernel takes it (unused spatial dimensions 1, or 0 for padding).
 struct PoolCall {
   std::int64_t rank = 0, batch = 0, channels = 0;
@@ -143,6 +156,7 @@ struct EltwiseCall {
 // with the target's attributes; errors say what the kernel cannot run.
 Expected<ConvCall> conv_call(const std::vector<const Node*>& nodes, const Target& target);
 Expected<DenseCall> dense_call(const std::vector<const Node*>& nodes, const Target& target);
+Expected<MatmulCall> matmul_call(const std::vector<const Node*>& nodes);
 Expected<PoolCall> pool_call(const std::vector<const Node*>& nodes);
 Expected<SoftmaxCall> softmax_call(const std::vector<const Node*>& nodes);
 Expected<BinaryCall> binary_call(const std::vector<const Node*>& nodes);
@@ -158,6 +172,7 @@ struct Primitive {
 };
 Expected<Primitive> conv_primitive(const ConvCall& call, const Target& target);
 Expected<Primitive> dense_primitive(const DenseCall& call, const Target& target);
+Expected<Primitive> matmul_primitive(const MatmulCall& call, const Target& target);
 Expected<Primitive> pool_primitive(const PoolCall& call, const Target& target);
 Expected<Primitive> softmax_primitive(const SoftmaxCall& call, const Target& target);
 Expected<Primitive> binary_primitive(const BinaryCall& call, const Target& target);
@@ -170,6 +185,7 @@ Status check_implementation(std::string_view composite, const Expected<Primitive
 // would run with its slow reference implementation (patterns.cc).
 PatternPtr conv_pattern();
 PatternPtr dense_pattern();
+PatternPtr matmul_pattern();
 PatternPtr pool_pattern();
 PatternPtr softmax_pattern();
 PatternPtr binary_pattern();
@@ -177,6 +193,7 @@ PatternPtr norm_pattern();
 PatternPtr eltwise_pattern();
 Status check_conv(const Match& match, const Target& target);
 Status check_dense(const Match& match, const Target& target);
+Status check_matmul(const Match& match, const Target& target);
 Status check_pool(const Match& match, const Target& target);
 Status check_softmax(const Match& match, const Target& target);
 Status check_binary(const Match& match, const Target& target);
@@ -188,6 +205,8 @@ Expected<lower::ExternCall> lower_conv(const lower::CompositeOperands& operands,
                                        const Target& target);
 Expected<lower::ExternCall> lower_dense(const lower::CompositeOperands& operands,
                                         const Target& target);
+Expected<lower::ExternCall> lower_matmul(const lower::CompositeOperands& operands,
+                                         const Target& target);
 Expected<lower::ExternCall> lower_pool(const lower::CompositeOperands& operands,
                                        const Target& target);
 Expected<lower::ExternCall> lower_softmax(const lower::CompositeOperands& operands,

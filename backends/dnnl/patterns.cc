@@ -1,6 +1,7 @@
 // dnnl's patterns and their predicates: an anchor (a convolution of 1 to 3 spatial
-// dimensions, nn.dense, or nn.matmul) with constant weights, then up to two adds (a constant bias,
-// a residual), then one activation oneDNN fuses as a post-op; poolings, softmaxes,
+// dimensions, nn.dense, or nn.matmul) with constant weights, or nn.matmul of two computed
+// tensors, either maybe read through a transpose, then up to two adds (a constant bias, a
+// residual), then one activation oneDNN fuses as a post-op; poolings, softmaxes,
 // normalizations, binary and unary elementwise ops alone. A predicate refuses what the kernel
 // cannot compute and what oneDNN would run with its slow reference implementation, with the reason
 // in the partition report.
@@ -32,6 +33,10 @@ PatternPtr with_epilogue(const PatternPtr& anchor) {
   return optional(optional(optional(anchor, add_step), add_step), activation);
 }
 
+// The transpose first, so that it is read in place (its strides permuted) when the predicate
+// accepts that; else the operand as it is.
+PatternPtr maybe_transposed(const PatternPtr& x) { return alt(is_op("transpose", {x}), x); }
+
 std::vector<const Node*> match_nodes(const Match& match) {
   return std::vector<const Node*>(match.nodes.begin(), match.nodes.end());
 }
@@ -48,6 +53,11 @@ PatternPtr dense_pattern() {
   return with_epilogue(alt(alt(is_op("nn.dense", {wildcard(), is_constant(), is_constant()}),
                                is_op("nn.dense", {wildcard(), is_constant()})),
                            is_op("nn.matmul", {wildcard(), is_constant()})));
+}
+
+PatternPtr matmul_pattern() {
+  return with_epilogue(
+      is_op("nn.matmul", {maybe_transposed(wildcard()), maybe_transposed(wildcard())}));
 }
 
 PatternPtr pool_pattern() {
@@ -82,6 +92,12 @@ Status check_dense(const Match& match, const Target& target) {
   Expected<DenseCall> call = dense_call(match_nodes(match), target);
   if (!call) return make_error("dnnl.dense: {}", call.error().message());
   return check_implementation("dense", dense_primitive(*call, target));
+}
+
+Status check_matmul(const Match& match, const Target& target) {
+  Expected<MatmulCall> call = matmul_call(match_nodes(match));
+  if (!call) return make_error("dnnl.matmul: {}", call.error().message());
+  return check_implementation("matmul", matmul_primitive(*call, target));
 }
 
 Status check_pool(const Match& match, const Target& target) {

@@ -141,6 +141,25 @@ Expected<Primitive> dense_primitive(const DenseCall& call, const Target& target)
   });
 }
 
+Expected<Primitive> matmul_primitive(const MatmulCall& call, const Target& target) {
+  auto rank = static_cast<std::size_t>(call.rank);
+  auto dims = [&](const std::int64_t* values) { return memory::dims(values, values + rank); };
+  memory::dims dst = dims(call.dst_dims);
+  memory::dims bias_dims(rank, 1);
+  bias_dims.back() = dst.back();
+  Tag plain = data_tag(rank, false);
+  return primitive([&](const ::dnnl::engine& engine) {
+    memory::desc bias = call.epilogue.bias != nullptr ? f32(bias_dims, plain) : memory::desc();
+    // The result is plain, so a residual is read where it is, by a binary add.
+    ::dnnl::matmul::desc desc(
+        memory::desc(dims(call.src_dims), Dt::f32, dims(call.src_strides)),
+        memory::desc(dims(call.weights_dims), Dt::f32, dims(call.weights_strides)), bias,
+        f32(dst, plain));
+    return first_within(target, ::dnnl::matmul::primitive_desc(
+                                    desc, attributes(call.epilogue, f32(dst, plain)), engine));
+  });
+}
+
 Expected<Primitive> pool_primitive(const PoolCall& call, const Target& target) {
   auto rank = static_cast<std::size_t>(call.rank);
   memory::dims src{call.batch, call.channels}, dst{call.batch, call.channels};

@@ -1,8 +1,8 @@
 // The dnnl backend's C: each composite the backend takes is one oneDNN primitive (through
 // oneDNN's C API, since the generated code is C), created once when the model loads.
 //
-// Every op (conv, dense, pool, softmax) has three entry points with the same arguments
-// after the state slot:
+// Every op (conv, dense, matmul, pool, softmax, binary, batch_norm, layer_norm, eltwise) has
+// three entry points with the same arguments after the state slot:
 //   dnnl_kernel_<op>_init(slot, ...)  at load: creates the primitive, reorders the weights
 //                                     into the layout it wants; inputs, outputs and the
 //                                     scratchpad are NULL then
@@ -40,8 +40,8 @@ typedef struct dnnl_kernel_op {
   dnnl_primitive_t primitive;
   // The primitive's own memories (its layouts), and the plain ones of the caller.
   dnnl_memory_t src, weights, bias, dst, scratchpad;
-  // A normalization's parameters (scale, shift, mean, variance), read where the caller has
-  // them: the executor's arguments DNNL_ARG_<extra_args[i]>.
+  // A normalization's parameters (scale, shift, mean, variance) or a matmul's computed
+  // weights, read where the caller has them: the executor's arguments DNNL_ARG_<extra_args[i]>.
   dnnl_memory_t extras[4];
   int extra_args[4], num_extras;
   // user_residual: a sum's or binary add's residual, or a binary op's second operand.
@@ -353,6 +353,15 @@ static dnnl_format_tag_t dnnl_kernel_data_tag(int ndims, int64_t channels_last) 
   return ndims >= 3 && ndims <= 5 ? tags[ndims - 3] : dnnl_format_tag_undef;
 }
 
+// An extra memory of `md` for the executor's argument `arg` (its data given at each run).
+static dnnl_status_t dnnl_kernel_add_extra(dnnl_kernel_op* op, int arg,
+                                           const dnnl_memory_desc_t* md) {
+  dnnl_status_t status =
+      dnnl_memory_create(&op->extras[op->num_extras], md, op->engine, DNNL_MEMORY_NONE);
+  if (status == dnnl_success) op->extra_args[op->num_extras++] = arg;
+  return status;
+}
+
 // ---- convolution: 1 to 3 spatial dimensions, grouped, dilated, strided ----
 
 #define DNNL_KERNEL_CONV_PARAMS                                                                    \
@@ -504,6 +513,68 @@ int32_t dnnl_kernel_dense(DNNL_KERNEL_DENSE_PARAMS) {
   return dnnl_kernel_execute(*(dnnl_kernel_op**)slot, src, residual, dst, scratchpad);
 }
 
+// ---- matmul of two computed tensors: src [batch..., M, K] x weights [batch..., K, N] ->
+// dst [batch..., M, N], `rank` dimensions (batch ones broadcast where 1); src and weights
+// read with the given strides (a transpose read in place), dst plain ----
+
+#define DNNL_KERNEL_MATMUL_PARAMS                                                                \
+  void *slot, const float *src, const float *weights, const float *bias, const float *residual,  \
+      float *dst, int64_t rank, int64_t sd0, int64_t sd1, int64_t sd2, int64_t sd3, int64_t sd4, \
+      int64_t ss0, int64_t ss1, int64_t ss2, int64_t ss3, int64_t ss4, int64_t wd0, int64_t wd1, \
+      int64_t wd2, int64_t wd3, int64_t wd4, int64_t ws0, int64_t ws1, int64_t ws2, int64_t ws3, \
+      int64_t ws4, int64_t dd0, int64_t dd1, int64_t dd2, int64_t dd3, int64_t dd4,              \
+      int64_t has_sum, int64_t eltwise, float alpha, float beta, int64_t max_isa,                \
+      int64_t scratchpad_bytes, void *scratchpad
+
+int32_t dnnl_kernel_matmul_init(DNNL_KERNEL_MATMUL_PARAMS);
+int32_t dnnl_kernel_matmul_init(DNNL_KERNEL_MATMUL_PARAMS) {
+  (void)src, (void)weights, (void)residual, (void)dst, (void)scratchpad;
+  if (rank < 2 || rank > 5) return DNNL_KERNEL_BAD_ARGUMENTS;
+  const dnnl_dims_t src_dims = {sd0, sd1, sd2, sd3, sd4}, src_strides = {ss0, ss1, ss2, ss3, ss4};
+  const dnnl_dims_t weights_dims = {wd0, wd1, wd2, wd3, wd4};
+  const dnnl_dims_t weights_strides = {ws0, ws1, ws2, ws3, ws4};
+  const dnnl_dims_t dst_dims = {dd0, dd1, dd2, dd3, dd4};
+  const int ndims = (int)rank;
+  dnnl_dims_t bias_dims = {1, 1, 1, 1, 1};
+  bias_dims[ndims - 1] = dst_dims[ndims - 1];
+  // The result is plain, so a residual is read where it is, by a binary add post-op.
+  dnnl_kernel_op* op = NULL;
+  dnnl_primitive_attr_t attr = NULL;
+  dnnl_memory_desc_t user_src, weights_md, user_dst, bias_md;
+  dnnl_status_t status = dnnl_memory_desc_init_by_tag(&user_dst, ndims, dst_dims, dnnl_f32,
+                                                      dnnl_kernel_plain_tag(ndims));
+  if (status == dnnl_success)
+    status = dnnl_kernel_new_op(slot, &op, &attr, bias != NULL, has_sum, &user_dst, eltwise, alpha,
+                                beta);
+  if (status == dnnl_success)
+    status = dnnl_memory_desc_init_by_strides(&user_src, ndims, src_dims, dnnl_f32, src_strides);
+  if (status == dnnl_success)
+    status = dnnl_memory_desc_init_by_strides(&weights_md, ndims, weights_dims, dnnl_f32,
+                                              weights_strides);
+  if (status == dnnl_success)
+    status = dnnl_memory_desc_init_by_tag(&bias_md, ndims, bias_dims, dnnl_f32,
+                                          dnnl_kernel_plain_tag(ndims));
+  // The weights are data here, given at each run.
+  if (status == dnnl_success) status = dnnl_kernel_add_extra(op, DNNL_ARG_WEIGHTS, &weights_md);
+  dnnl_matmul_desc_t desc;
+  if (status == dnnl_success)
+    status = dnnl_matmul_desc_init(&desc, &user_src, &weights_md, bias != NULL ? &bias_md : NULL,
+                                   &user_dst);
+  return dnnl_kernel_create(slot, op, attr, status, &desc, &user_src, NULL, &bias_md, &user_dst,
+                            NULL, bias, max_isa, scratchpad_bytes);
+}
+
+int32_t dnnl_kernel_matmul(DNNL_KERNEL_MATMUL_PARAMS);
+int32_t dnnl_kernel_matmul(DNNL_KERNEL_MATMUL_PARAMS) {
+  (void)bias, (void)rank, (void)sd0, (void)sd1, (void)sd2, (void)sd3, (void)sd4, (void)ss0,
+      (void)ss1, (void)ss2, (void)ss3, (void)ss4, (void)wd0, (void)wd1, (void)wd2, (void)wd3,
+      (void)wd4, (void)ws0, (void)ws1, (void)ws2, (void)ws3, (void)ws4, (void)dd0, (void)dd1,
+      (void)dd2, (void)dd3, (void)dd4, (void)has_sum, (void)eltwise, (void)alpha, (void)beta,
+      (void)max_isa, (void)scratchpad_bytes;
+  const float* extras[] = {weights};
+  return dnnl_kernel_execute_with(*(dnnl_kernel_op**)slot, src, residual, dst, scratchpad, extras);
+}
+
 // ---- pooling: max, or average with or without the padding, 1 to 3 spatial dimensions ----
 
 #define DNNL_KERNEL_POOL_PARAMS                                                                \
@@ -644,15 +715,6 @@ int32_t dnnl_kernel_binary(DNNL_KERNEL_BINARY_PARAMS) {
       (void)b3, (void)b4, (void)algorithm, (void)src_layout, (void)dst_layout, (void)max_isa,
       (void)scratchpad_bytes;
   return dnnl_kernel_execute(*(dnnl_kernel_op**)slot, src, src1, dst, scratchpad);
-}
-
-// An extra memory of `md` for the executor's argument `arg` (its data given at each run).
-static dnnl_status_t dnnl_kernel_add_extra(dnnl_kernel_op* op, int arg,
-                                           const dnnl_memory_desc_t* md) {
-  dnnl_status_t status =
-      dnnl_memory_create(&op->extras[op->num_extras], md, op->engine, DNNL_MEMORY_NONE);
-  if (status == dnnl_success) op->extra_args[op->num_extras++] = arg;
-  return status;
 }
 
 // ---- batch normalization (inference: the given mean and variance, scale and shift), the

@@ -270,6 +270,72 @@ TEST_F(DnnlTest, MatmulByAConstantIsAnInnerProduct) {
   EXPECT_EQ(count(code(built), "dnnl_kernel_dense(&"), 1u);
 }
 
+// Attention: scores = q · kᵀ, softmax, then · v, where kᵀ and v are transposes of the heads
+// as exporters write them. Each product is one oneDNN matmul that reads its transposed
+// operand in place, with its strides permuted: no transpose is left to run.
+TEST_F(DnnlTest, AttentionProductsReadTheirTransposesInPlace) {
+  auto m = model([&](Function& main, ModelBuilder& mb) {
+    Builder& b = mb.builder();
+    Value* q = main.add_param(TensorType{DType::f32, {4, 16, 8}}, "q");
+    Value* k = main.add_param(TensorType{DType::f32, {16, 4, 8}}, "k");
+    Value* v = main.add_param(TensorType{DType::f32, {16, 4, 8}}, "v");
+    AttrMap to_kt, to_v;
+    to_kt.set("axes", Ints{1, 2, 0});
+    to_v.set("axes", Ints{1, 0, 2});
+    Value* scores = b.value("nn.matmul", {q, b.value("transpose", {k}, to_kt)});
+    Value* weights = b.value("nn.softmax", {scores});
+    main.set_outputs({b.value("nn.matmul", {weights, b.value("transpose", {v}, to_v)})});
+  });
+  build::HostBuild built = check(*m, {"dnnl"});
+  EXPECT_EQ(functions_on(built, "c"), 0u);
+  EXPECT_EQ(count(code(built), "dnnl_kernel_matmul(&"), 2u);
+}
+
+// Batch dimensions broadcast (one operand has fewer, or 1s), then a bias of one value per
+// column, a residual and an activation, all fused into the one matmul.
+TEST_F(DnnlTest, MatmulBroadcastsItsBatchAndFusesTheEpilogue) {
+  auto m = model([&](Function& main, ModelBuilder& mb) {
+    Builder& b = mb.builder();
+    Value* x = main.add_param(TensorType{DType::f32, {2, 3, 5, 8}}, "x");
+    Value* w = main.add_param(TensorType{DType::f32, {3, 8, 6}}, "w");
+    Value* r = main.add_param(TensorType{DType::f32, {2, 3, 5, 6}}, "r");
+    Value* y = b.value("nn.matmul", {x, w});
+    y = b.value("add", {y, b.constant(test::random_tensor({6}, 13))});
+    main.set_outputs({b.value("tanh", {b.value("add", {r, y})})});
+  });
+  build::HostBuild built = check(*m, {"dnnl"});
+  EXPECT_EQ(functions_on(built, "c"), 0u);
+  EXPECT_EQ(count(code(built), "dnnl_kernel_matmul(&"), 1u);
+}
+
+// A transpose whose result something else reads too is computed (on the host), and the
+// matmul reads its result.
+TEST_F(DnnlTest, ATransposeReadElsewhereIsComputed) {
+  auto m = model([&](Function& main, ModelBuilder& mb) {
+    Builder& b = mb.builder();
+    Value* a = main.add_param(TensorType{DType::f32, {3, 7, 5}}, "a");
+    Value* c = main.add_param(TensorType{DType::f32, {3, 7, 4}}, "c");
+    AttrMap swap;
+    swap.set("axes", Ints{0, 2, 1});
+    Value* at = b.value("transpose", {a}, swap);
+    main.set_outputs({b.value("nn.matmul", {at, c}), at});
+  });
+  build::HostBuild built = check(*m, {"dnnl"});
+  EXPECT_EQ(count(code(built), "dnnl_kernel_matmul(&"), 1u);
+  EXPECT_EQ(functions_on(built, "c"), 1u);
+}
+
+TEST_F(DnnlTest, AProductOfAVectorStaysOnTheHost) {
+  auto m = model([&](Function& main, ModelBuilder& mb) {
+    Value* a = main.add_param(TensorType{DType::f32, {5}}, "a");
+    Value* c = main.add_param(TensorType{DType::f32, {5, 3}}, "c");
+    main.set_outputs({mb.builder().value("nn.matmul", {a, c})});
+  });
+  EXPECT_EQ(refusal_of(*m, "nn.matmul"),
+            "dnnl.matmul: nn.matmul of 5 by 5x3 has a vector operand; the backend takes matrices "
+            "and batches of them");
+}
+
 // Max and average poolings (ceil mode, padding counted or not, global) and softmaxes over
 // the innermost axis: each a call of dnnl.
 TEST_F(DnnlTest, PoolingsAndSoftmaxes) {
