@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "c_test_util.h"
+#include "uma/tir/array.h"
 
 namespace uma::codegen {
 namespace {
@@ -416,6 +417,26 @@ TEST(CCodegen, ExternCallsGetPrototypesFromTheirTypes) {
   EXPECT_EQ(error_of({make_func("f", {a}, SeqNode::make({call({a->data}), call({Expr(1.0)})}))}),
             "function 'f': extern function 'kernel' is called with different types: "
             "'int32_t kernel(void*);' and 'int32_t kernel(float);'");
+}
+
+// A kernel's list of inputs is one argument: a compound literal that lives through the call.
+TEST(CCodegen, ArraysAreCompoundLiteralsOfOneElementType) {
+  Buffer a = make_buffer("a", DType::f32, {Expr(16)});
+  Buffer b = make_buffer("b", DType::f32, {Expr(16)});
+  auto call = [&](std::vector<Expr> args) {
+    return EvaluateNode::make(CallNode::make(DataType::scalar(DType::i32), "concat",
+                                             std::move(args), CallNode::CallKind::kExtern));
+  };
+  Stmt body = call({make_array({AddressNode::make(a, {Expr(4)}), b->data}),
+                    make_array({Expr(std::int64_t{3}), Expr(std::int64_t{5})})});
+  std::string code = generate({make_func("f", {a, b}, body)});
+  EXPECT_TRUE(contains(code, "int32_t concat(void*, void*);\n")) << code;
+  EXPECT_TRUE(contains(code, "  concat((void*[]){&a[4], b}, (int64_t[]){3, 5});\n")) << code;
+  EXPECT_EQ(error_of({make_func("f", {a}, call({make_array({a->data, Expr(std::int64_t{1})})}))}),
+            "function 'f': an array's elements are handle and i64; they must be scalars of one "
+            "type");
+  EXPECT_EQ(error_of({make_func("f", {a}, call({make_array({})}))}),
+            "function 'f': an array of no elements");
 }
 
 TEST(CCodegen, ErrorsNameTheFunctionAndTheNode) {

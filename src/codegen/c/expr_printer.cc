@@ -4,6 +4,7 @@
 #include "c_types.h"
 #include "function_printer.h"
 #include "intrinsics.h"
+#include "uma/tir/array.h"
 #include "uma/tir/functor.h"
 
 namespace uma::codegen {
@@ -413,8 +414,31 @@ FunctionPrinter::Printed FunctionPrinter::var(const VarNode& op) {
 }
 
 FunctionPrinter::Printed FunctionPrinter::call(const CallNode& op) {
+  if (op.call_kind == CallNode::CallKind::kIntrinsic && op.name == kArrayIntrinsic)
+    return array(op);
   if (op.call_kind == CallNode::CallKind::kIntrinsic) return intrinsic(op);
   return extern_call(op);
+}
+
+// A compound literal: its storage lasts to the end of the enclosing block, so for the whole
+// call that takes it.
+FunctionPrinter::Printed FunctionPrinter::array(const CallNode& op) {
+  if (op.args.empty()) {
+    fail(make_error("an array of no elements"));
+    return {"0", kPrimary};
+  }
+  DataType element = op.args[0].type();
+  std::string elements;
+  for (const Expr& arg : op.args) {
+    if (arg.type() != element || element.lanes != 1) {
+      fail(make_error("an array's elements are {} and {}; they must be scalars of one type",
+                      to_string(element), to_string(arg.type())));
+      return {"0", kPrimary};
+    }
+    if (!elements.empty()) elements += ", ";
+    elements += operand(arg, kConditional);
+  }
+  return {fmt::format("({}[]){{{}}}", c_type(element), elements), kPrimary};
 }
 
 FunctionPrinter::Printed FunctionPrinter::intrinsic(const CallNode& op) {
