@@ -1,7 +1,7 @@
 // The dnnl backend: convolutions, dense layers and matrix products with their fused bias,
-// residual sum and activation, poolings, softmaxes, batch and layer normalizations and elementwise
-// ops run as oneDNN primitives (Debian's libdnnl-dev), created when the model loads. Everything it
-// declares is here, in the order of uma/uma/backend.h.
+// residual sum and activation, concatenations, poolings, softmaxes, batch and layer normalizations
+// and elementwise ops run as oneDNN primitives (Debian's libdnnl-dev), created when the model
+// loads. Everything it declares is here, in the order of uma/uma/backend.h.
 #include <memory>
 
 #include "backends/dnnl/dnnl.h"
@@ -38,6 +38,8 @@ class DnnlBackend final : public Backend {
     add_composite_lowering("dense", lower_dense);
     add_pattern("matmul", matmul_pattern(), check_matmul);
     add_composite_lowering("matmul", lower_matmul);
+    add_pattern("concat", concat_pattern(), check_concat);
+    add_composite_lowering("concat", lower_concat);
     add_pattern("pool", pool_pattern(), check_pool);
     add_composite_lowering("pool", lower_pool);
     add_pattern("softmax", softmax_pattern(), check_softmax);

@@ -9,6 +9,8 @@
 //   dnnl_kernel_matmul(src, weights, bias, residual, dst, rank, src_dims[5], src_strides[5],
 //                      weights_dims[5], weights_strides[5], dst_dims[5], has_sum, eltwise,
 //                      alpha, beta, ...)
+//   dnnl_kernel_concat(srcs[inputs], dst, inputs, sizes[inputs], rank, dims[5], axis,
+//                      src_layout, dst_layout, ...)
 //   dnnl_kernel_pool(src, dst, rank, batch, channels, in[3], kernel[3], out[3], strides[3],
 //                    dilation[3], pad_begin[3], pad_end[3], algorithm, src_layout, dst_layout,
 //                    ...)
@@ -34,6 +36,7 @@
 #include "backends/dnnl/dnnl.h"
 #include "uma/lower/compute_util.h"
 #include "uma/op/shape_util.h"
+#include "uma/tir/array.h"
 
 namespace uma::backends::dnnl {
 namespace {
@@ -272,6 +275,27 @@ Expected<MatmulCall> matmul_call(const std::vector<const Node*>& nodes) {
   return call;
 }
 
+Expected<ConcatCall> concat_call(const std::vector<const Node*>& nodes) {
+  const Node* concat = find(nodes, "concatenate");
+  if (concat == nullptr) return make_error("the composite has no concatenation");
+  UMA_TRY(check_f32(*concat));
+  const Shape& result = concat->result()->tensor_type().shape;
+  if (result.empty() || result.size() > 5)
+    return make_error("the result has rank {}; the backend takes 1 to 5", result.size());
+  ConcatCall call;
+  call.rank = static_cast<std::int64_t>(result.size());
+  call.axis =
+      static_cast<std::int64_t>(*normalize_axis(concat->attrs().get_int("axis"), result.size()));
+  for (std::size_t i = 0; i < result.size(); ++i) call.dims[i] = result[i];
+  for (const Value* operand : concat->operands()) {
+    std::int64_t size = operand->tensor_type().shape[static_cast<std::size_t>(call.axis)];
+    // oneDNN's memories have no empty dimension.
+    if (size == 0) return make_error("an operand is empty along axis {}", call.axis);
+    call.sizes.push_back(size);
+  }
+  return call;
+}
+
 Expected<PoolCall> pool_call(const std::vector<const Node*>& nodes) {
   const Node* pool = anchor(nodes);
   if (pool == nullptr) return make_error("the composite has no pooling");
@@ -467,6 +491,27 @@ Expected<lower::ExternCall> lower_matmul(const lower::CompositeOperands& operand
     for (int i = 0; i < 5; ++i) args.push_back(Expr(sizes[i]));
   add_epilogue_args(call.epilogue, args);
   return extern_call("matmul", std::move(args), target, matmul_primitive(call, target));
+}
+
+Expected<lower::ExternCall> lower_concat(const lower::CompositeOperands& operands,
+                                         const Target& target) {
+  std::vector<const Node*> nodes = composite_nodes(operands);
+  UMA_TRY_ASSIGN(ConcatCall call, concat_call(nodes));
+  call.layouts = layouts_of(operands.composite());
+  std::vector<Expr> srcs, sizes;
+  for (const Value* operand : find(nodes, "concatenate")->operands()) {
+    UMA_TRY_ASSIGN(Expr src, operands.address(*operand));
+    srcs.push_back(src);
+  }
+  for (std::int64_t size : call.sizes) sizes.push_back(Expr(size));
+  UMA_TRY_ASSIGN(Expr dst, operands.address(*operands.composite().outputs()[0]));
+  std::vector<Expr> args = {tir::make_array(std::move(srcs)), dst,
+                            Expr(static_cast<std::int64_t>(call.sizes.size())),
+                            tir::make_array(std::move(sizes)), Expr(call.rank)};
+  for (std::int64_t size : call.dims) args.push_back(Expr(size));
+  args.push_back(Expr(call.axis));
+  add_layout_args(call.layouts, args);
+  return extern_call("concat", std::move(args), target, concat_primitive(call, target));
 }
 
 Expected<lower::ExternCall> lower_pool(const lower::CompositeOperands& operands,

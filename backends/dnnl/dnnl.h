@@ -5,9 +5,9 @@
 //   patterns.cc     dnnl.conv, dnnl.dense (nn.dense, or nn.matmul by a constant), dnnl.matmul
 //                   (nn.matmul of two computed tensors, either one maybe transposed): anchor →
 //                   bias → residual add → activation;
-//                   dnnl.pool, dnnl.softmax, dnnl.norm (batch and layer normalization),
-//                   dnnl.binary (add, multiply, ... broadcasting one operand), dnnl.eltwise
-//                   (a unary op): the op alone
+//                   dnnl.concat, dnnl.pool, dnnl.softmax, dnnl.norm (batch and layer
+//                   normalization), dnnl.binary (add, multiply, ... broadcasting one operand),
+//                   dnnl.eltwise (a unary op): the op alone
 //   epilogue.cc     what follows the anchor in a composite, as oneDNN's bias and post-ops
 //   primitive.cc    the primitive oneDNN would make for a composite, and its implementation
 //   calls.cc        each composite's lowering: one call of the kernel's entry point
@@ -107,6 +107,15 @@ struct MatmulCall {
   Epilogue epilogue;
 };
 
+// A concatenation of tensors of `rank` dimensions (1 to 5) along `axis`: the result's
+// dimensions, and each operand's size along the axis; its operands share one layout.
+struct ConcatCall {
+  std::int64_t rank = 0, axis = 0;
+  std::int64_t dims[5] = {1, 1, 1, 1, 1};
+  std::vector<std::int64_t> sizes;
+  Layouts layouts;  // of every operand, and of the result
+};
+
 // A pooling as the kernel takes it (unused spatial dimensions 1, or 0 for padding).
 struct PoolCall {
   std::int64_t rank = 0, batch = 0, channels = 0;
@@ -157,6 +166,7 @@ struct EltwiseCall {
 Expected<ConvCall> conv_call(const std::vector<const Node*>& nodes, const Target& target);
 Expected<DenseCall> dense_call(const std::vector<const Node*>& nodes, const Target& target);
 Expected<MatmulCall> matmul_call(const std::vector<const Node*>& nodes);
+Expected<ConcatCall> concat_call(const std::vector<const Node*>& nodes);
 Expected<PoolCall> pool_call(const std::vector<const Node*>& nodes);
 Expected<SoftmaxCall> softmax_call(const std::vector<const Node*>& nodes);
 Expected<BinaryCall> binary_call(const std::vector<const Node*>& nodes);
@@ -173,6 +183,7 @@ struct Primitive {
 Expected<Primitive> conv_primitive(const ConvCall& call, const Target& target);
 Expected<Primitive> dense_primitive(const DenseCall& call, const Target& target);
 Expected<Primitive> matmul_primitive(const MatmulCall& call, const Target& target);
+Expected<Primitive> concat_primitive(const ConcatCall& call, const Target& target);
 Expected<Primitive> pool_primitive(const PoolCall& call, const Target& target);
 Expected<Primitive> softmax_primitive(const SoftmaxCall& call, const Target& target);
 Expected<Primitive> binary_primitive(const BinaryCall& call, const Target& target);
@@ -186,6 +197,7 @@ Status check_implementation(std::string_view composite, const Expected<Primitive
 PatternPtr conv_pattern();
 PatternPtr dense_pattern();
 PatternPtr matmul_pattern();
+PatternPtr concat_pattern();
 PatternPtr pool_pattern();
 PatternPtr softmax_pattern();
 PatternPtr binary_pattern();
@@ -194,6 +206,7 @@ PatternPtr eltwise_pattern();
 Status check_conv(const Match& match, const Target& target);
 Status check_dense(const Match& match, const Target& target);
 Status check_matmul(const Match& match, const Target& target);
+Status check_concat(const Match& match, const Target& target);
 Status check_pool(const Match& match, const Target& target);
 Status check_softmax(const Match& match, const Target& target);
 Status check_binary(const Match& match, const Target& target);
@@ -206,6 +219,8 @@ Expected<lower::ExternCall> lower_conv(const lower::CompositeOperands& operands,
 Expected<lower::ExternCall> lower_dense(const lower::CompositeOperands& operands,
                                         const Target& target);
 Expected<lower::ExternCall> lower_matmul(const lower::CompositeOperands& operands,
+                                         const Target& target);
+Expected<lower::ExternCall> lower_concat(const lower::CompositeOperands& operands,
                                          const Target& target);
 Expected<lower::ExternCall> lower_pool(const lower::CompositeOperands& operands,
                                        const Target& target);

@@ -6,14 +6,17 @@
 // Guarantees: the function has a state of kSlotBytes per call (uma/tir/state.h); the k-th
 // call becomes dnnl_kernel_<op>(&state[k * kSlotBytes], args...), the init calls
 // dnnl_kernel_<op>_init(&state[k * kSlotBytes], args...) for each in order (with null for the
-// buffers the function allocates itself, which do not exist at load time), the fini
+// buffers the function allocates itself, which do not exist at load time, and for arrays that
+// hold one), the fini
 // dnnl_kernel_release on each slot. A function without such calls is returned unchanged.
 #include <fmt/format.h>
 
 #include "backends/dnnl/dnnl.h"
+#include "uma/tir/array.h"
 #include "uma/tir/functor.h"
 #include "uma/tir/state.h"
 
+#include <algorithm>
 #include <unordered_set>
 
 namespace uma::backends::dnnl {
@@ -57,8 +60,12 @@ class AddSlots : public Mutator {
  private:
   static Expr null_pointer() { return CastNode::make(DataType::pointer(), Expr(std::int64_t{0})); }
 
-  // Whether `arg` is no address of a buffer the function allocates while it runs.
+  // Whether `arg` is no address of a buffer the function allocates while it runs, nor an
+  // array holding one.
   bool exists_at_load(const Expr& arg) const {
+    if (const auto* array = arg.as<CallNode>(); array != nullptr && array->name == kArrayIntrinsic)
+      return std::all_of(array->args.begin(), array->args.end(),
+                         [&](const Expr& element) { return exists_at_load(element); });
     const auto* address = arg.as<AddressNode>();
     return address == nullptr || params_.contains(address->buffer.get());
   }

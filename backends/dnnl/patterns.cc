@@ -2,9 +2,9 @@
 // dimensions, nn.dense, or nn.matmul) with constant weights, or nn.matmul of two computed
 // tensors, either maybe read through a transpose, then up to two adds (a constant bias, a
 // residual), then one activation oneDNN fuses as a post-op; poolings, softmaxes,
-// normalizations, binary and unary elementwise ops alone. A predicate refuses what the kernel
-// cannot compute and what oneDNN would run with its slow reference implementation, with the reason
-// in the partition report.
+// concatenations, normalizations, binary and unary elementwise ops alone. A predicate refuses what
+// the kernel cannot compute and what oneDNN would run with its slow reference implementation, with
+// the reason in the partition report.
 #include <fmt/format.h>
 
 #include "backends/dnnl/dnnl.h"
@@ -60,6 +60,8 @@ PatternPtr matmul_pattern() {
       is_op("nn.matmul", {maybe_transposed(wildcard()), maybe_transposed(wildcard())}));
 }
 
+PatternPtr concat_pattern() { return is_op("concatenate"); }
+
 PatternPtr pool_pattern() {
   std::vector<std::string> pools = {"nn.global_avg_pool", "nn.global_max_pool"};
   for (int rank = 1; rank <= 3; ++rank)
@@ -98,6 +100,12 @@ Status check_matmul(const Match& match, const Target& target) {
   Expected<MatmulCall> call = matmul_call(match_nodes(match));
   if (!call) return make_error("dnnl.matmul: {}", call.error().message());
   return check_implementation("matmul", matmul_primitive(*call, target));
+}
+
+Status check_concat(const Match& match, const Target& target) {
+  Expected<ConcatCall> call = concat_call(match_nodes(match));
+  if (!call) return make_error("dnnl.concat: {}", call.error().message());
+  return check_implementation("concat", concat_primitive(*call, target));
 }
 
 Status check_pool(const Match& match, const Target& target) {

@@ -336,6 +336,31 @@ TEST_F(DnnlTest, AProductOfAVectorStaysOnTheHost) {
             "and batches of them");
 }
 
+// Concatenations along any axis, of two operands or of many (an Inception block's four
+// branches, DenseNet's growing list), one a constant: each one call of oneDNN's concat.
+TEST_F(DnnlTest, ConcatenationsAreOneCallEach) {
+  for (std::int64_t axis : {1, -1, 0}) {
+    for (int inputs : {2, 5}) {
+      SCOPED_TRACE(fmt::format("axis {}, {} operands", axis, inputs));
+      auto m = model([&](Function& main, ModelBuilder& mb) {
+        Builder& b = mb.builder();
+        std::vector<Value*> operands;
+        for (int i = 0; i < inputs; ++i) {
+          Shape shape = {2, 3, 4, 5};
+          shape[static_cast<std::size_t>(axis < 0 ? axis + 4 : axis)] = 1 + i;
+          operands.push_back(
+              i == 1 ? b.constant(test::random_tensor(shape, 20 + i))
+                     : main.add_param(TensorType{DType::f32, shape}, fmt::format("x{}", i)));
+        }
+        main.set_outputs({b.value("concatenate", operands, test::make_attrs({{"axis", axis}}))});
+      });
+      build::HostBuild built = check(*m, {"dnnl"});
+      EXPECT_EQ(functions_on(built, "c"), 0u);
+      EXPECT_EQ(count(code(built), "dnnl_kernel_concat(&"), 1u);
+    }
+  }
+}
+
 // Max and average poolings (ceil mode, padding counted or not, global) and softmaxes over
 // the innermost axis: each a call of dnnl.
 TEST_F(DnnlTest, PoolingsAndSoftmaxes) {
