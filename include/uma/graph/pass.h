@@ -167,6 +167,7 @@ std::unique_ptr<Pass> create_fold_constant_pass_with_options(const FoldConstantO
 std::unique_ptr<Pass> create_fold_batch_norm_pass();
 std::unique_ptr<Pass> create_fuse_layer_norm_pass();
 std::unique_ptr<Pass> create_fuse_gelu_pass();
+std::unique_ptr<Pass> create_drop_identities_pass();
 
 // The host's limit on constants written into the loop IR as immediates (and bound by
 // fuse-ops into the fused functions); larger ones are buffers. A backend sets its own

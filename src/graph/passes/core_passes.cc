@@ -22,6 +22,10 @@ void register_core_passes(PassRegistry& registry) {
       {"fuse-layer-norm", "recognise decomposed layer normalisations as nn.layer_norm",
        create_fuse_layer_norm_pass},
       {"fuse-gelu", "recognise the erf form of GELU as nn.gelu", create_fuse_gelu_pass},
+      {"drop-identities",
+       "drop ops that return their operand unchanged (a pad of zeros, a concatenation of one "
+       "operand, a reshape to the same shape, a transpose keeping every axis)",
+       create_drop_identities_pass},
       {"fuse-ops",
        "group host nodes into Primitive functions: an anchor with the pointwise ops after it, "
        "or a chain of pointwise ops",
@@ -37,6 +41,7 @@ PassManager create_canonicalize_pipeline(PipelineOptions options) {
   pipeline.add(create_fold_batch_norm_pass());
   pipeline.add(create_fuse_layer_norm_pass());
   pipeline.add(create_fuse_gelu_pass());
+  pipeline.add(create_drop_identities_pass());
   pipeline.add(create_cse_pass());
   pipeline.add(create_dce_pass());
   return pipeline;
