@@ -49,10 +49,11 @@ struct Epilogue {
   float beta = 0;
 };
 
-// The unary ops oneDNN's eltwise computes (the activations, abs, sqrt, exp, round, negative,
-// reciprocal), and one of them, or power by a constant exponent, as the algorithm, alpha and
-// beta of an Epilogue; an error, saying why, for another op and for what oneDNN would
-// compute otherwise.
+// The unary ops dnnl.eltwise's pattern takes: those oneDNN's eltwise computes as uma does
+// (the activations, abs, sqrt, exp, round, negative, reciprocal) and those it computes
+// otherwise (log, nn.softplus). One of them, or power by a constant exponent, as the
+// algorithm, alpha and beta of an Epilogue; an error, saying why, for another op and for
+// what oneDNN would compute otherwise.
 std::vector<std::string> eltwise_ops();
 Expected<Epilogue> eltwise_of(const Node& node);
 
