@@ -202,10 +202,10 @@ Expected<lower::ExternCall> lower_norm(const lower::CompositeOperands& operands,
 Expected<lower::ExternCall> lower_eltwise(const lower::CompositeOperands& operands,
                                           const Target& target);
 
-// dnnl-layouts (POST_PARTITIONING_1): a value that one convolution or pooling of a region
-// makes and only others of the region read, as their data or residual, stays channels last
-// between them, where oneDNN's primitives would otherwise reorder it from and to plain
-// layout at every call; see layouts.cc.
+// dnnl-layouts (POST_PARTITIONING_1): a value that one convolution, pooling, batch
+// normalization, binary or eltwise op of a region makes and only others of the region read,
+// as their data or residual, stays channels last between them, where oneDNN's primitives
+// would otherwise reorder it from and to plain layout at every call; see layouts.cc.
 Expected<bool> keep_layouts(Module& module, const Target& target);
 
 // dnnl-load-state (TIR_PHASE_0): gives a function with calls of the kernel a state of one

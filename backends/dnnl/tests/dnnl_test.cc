@@ -489,6 +489,30 @@ TEST_F(DnnlEltwiseTest, WhatOneDnnComputesOtherwiseIsRefusedWithTheReason) {
   }
 }
 
+// An eltwise between two convolutions keeps their data channels last: it maps each value
+// alone, so it computes the same on the data in either layout, as long as its result shares
+// its data's. Returning its result too makes that plain, and with it the eltwise's data.
+TEST_F(DnnlTest, AnEltwiseBetweenCompositesKeepsTheirLayout) {
+  for (bool eltwise_returned : {false, true}) {
+    SCOPED_TRACE(eltwise_returned);
+    auto m = model([&](Function& main, ModelBuilder& mb) {
+      Builder& b = mb.builder();
+      Value* x = main.add_param(TensorType{DType::f32, {1, 8, 6, 6}}, "x");
+      Value* h = mb.conv(x, {.out_channels = 8, .padding = {1, 1, 1, 1}, .bias_operand = true});
+      Value* a = b.value("abs", {h});
+      Value* y = mb.conv(a, {.out_channels = 8, .padding = {1, 1, 1, 1}, .bias_operand = true});
+      main.set_outputs(eltwise_returned ? std::vector<Value*>{y, a} : std::vector<Value*>{y});
+    });
+    build::HostBuild built = check(*m, {"dnnl"});
+    EXPECT_EQ(functions_on(built, "c"), 0u);
+    std::string middle = eltwise_returned ? "plain" : "channels_last";
+    EXPECT_EQ(layouts_after_partition(ctx, *m),
+              (std::vector<std::string>{"dnnl.conv: plain -> " + middle,
+                                        "dnnl.eltwise: " + middle + " -> " + middle,
+                                        "dnnl.conv: " + middle + " -> plain"}));
+  }
+}
+
 // A value a binary op reads as both operands (x * x) is read plain as the broadcast one, so
 // it stays plain.
 TEST_F(DnnlTest, AValueABinaryOpBroadcastsStaysPlain) {
