@@ -50,8 +50,11 @@ struct Epilogue {
   float beta = 0;
 };
 
-// The unary ops oneDNN's eltwise computes (the activations, abs, sqrt, exp), and one of
-// them as the algorithm, alpha and beta of an Epilogue; an error for another op.
+// The unary ops dnnl.eltwise's pattern takes: those oneDNN's eltwise computes as uma does
+// (the activations, abs, sqrt, exp, round, negative, reciprocal) and those it computes
+// otherwise (log, nn.softplus). One of them, or power by a constant exponent, as the
+// algorithm, alpha and beta of an Epilogue; an error, saying why, for another op and for
+// what oneDNN would compute otherwise.
 std::vector<std::string> eltwise_ops();
 Expected<Epilogue> eltwise_of(const Node& node);
 
@@ -233,10 +236,10 @@ Expected<lower::ExternCall> lower_norm(const lower::CompositeOperands& operands,
 Expected<lower::ExternCall> lower_eltwise(const lower::CompositeOperands& operands,
                                           const Target& target);
 
-// dnnl-layouts (POST_PARTITIONING_1): a value that one convolution or pooling of a region
-// makes and only others of the region read, as their data or residual, stays channels last
-// between them, where oneDNN's primitives would otherwise reorder it from and to plain
-// layout at every call; see layouts.cc.
+// dnnl-layouts (POST_PARTITIONING_1): a value that one convolution, pooling, batch
+// normalization, binary or eltwise op of a region makes and only others of the region read,
+// as their data or residual, stays channels last between them, where oneDNN's primitives
+// would otherwise reorder it from and to plain layout at every call; see layouts.cc.
 Expected<bool> keep_layouts(Module& module, const Target& target);
 
 // dnnl-load-state (TIR_PHASE_0): gives a function with calls of the kernel a state of one

@@ -1,20 +1,22 @@
 // dnnl-layouts (POST_PARTITIONING_1): channels-last data between the convolutions,
-// poolings, batch normalizations and binary ops of a region.
+// poolings, batch normalizations, binary and unary elementwise ops of a region.
 //
 // oneDNN's convolutions on this kind of CPU compute channels last (NHWC); given plain data
 // (NCHW), each reorders its input there and its result back, at every call. A value that
-// one dnnl.conv, dnnl.pool, batch dnnl.norm or dnnl.binary (of rank 3 to 5) of a region makes and
-// that only others of the same region read, as their data (a binary op's full operand) or as a
-// convolution's residual, has no reader that needs it plain: it stays channels last (same
-// size, so the memory plan is unchanged).
+// one dnnl.conv, dnnl.pool, batch dnnl.norm, dnnl.binary or dnnl.eltwise (of rank 3 to 5) of a
+// region makes and that only others of the same region read, as their data (a binary op's
+// full operand) or as a convolution's residual, has no reader that needs it plain: it stays
+// channels last (same size, so the memory plan is unchanged).
 //
 // Assumes: partition-graph ran; the composites of a dnnl region are calls of composite
 // functions called once each.
 // Guarantees: each such composite whose data or result stays channels last
 // has the function attribute src_layout or dst_layout = "channels_last" (dnnl.h). A
-// residual shares its convolution's result layout (oneDNN's sum reads the destination), and
-// every composite so laid out has a primitive that is not oneDNN's reference one; values for
-// which that cannot hold stay plain. The region's parameters and results stay plain.
+// residual shares its convolution's result layout (oneDNN's sum reads the destination), an
+// eltwise's data shares its result's (it maps the values of a flat array, each alone, so it
+// computes the same in any layout the two share: conv -> relu -> conv stays channels last),
+// and every composite so laid out has a primitive that is not oneDNN's reference one; values
+// for which that cannot hold stay plain. The region's parameters and results stay plain.
 #include <algorithm>
 #include <functional>
 #include <optional>
@@ -27,14 +29,16 @@
 namespace uma::backends::dnnl {
 namespace {
 
-// A call of a dnnl.conv, dnnl.pool, dnnl.norm (batch) or dnnl.binary composite, with the
-// parameters that are its data (a binary op's full operand) and its residual, the one it
-// reads plain (a binary op's broadcast operand, which may be its data too: x * x), and
-// whether oneDNN has a primitive other than its reference one for it laid out so.
+// A call of a dnnl.conv, dnnl.pool, dnnl.norm (batch), dnnl.binary or dnnl.eltwise
+// composite, with the parameters that are its data (a binary op's full operand) and its
+// residual, the one it reads plain (a binary op's broadcast operand, which may be its data
+// too: x * x), whether its data must share its result's layout (an eltwise's), and whether
+// oneDNN has a primitive other than its reference one for it laid out so.
 struct Site {
   Node* call = nullptr;
   Function* composite = nullptr;
   std::int64_t src = -1, residual = -1, plain = -1;
+  bool src_shares_layout = false;
   std::function<bool(Layouts)> runs_well;
 };
 
@@ -91,6 +95,16 @@ std::optional<Site> site_of(Node& node, const Target& target,
     site.src = param_index(*composite, anchor->operand(call->swapped ? 1 : 0));
     site.plain = param_index(*composite, anchor->operand(call->swapped ? 0 : 1));
     site.runs_well = runs_well("binary", *call, target, binary_primitive);
+  } else if (kind == "dnnl.eltwise") {
+    // Its primitive is made for a flat array whatever the layout: the predicate's holds.
+    // Data and result of one shape (power may broadcast its data to a higher rank, whose
+    // channels-last order is another) of channels and 1 to 3 spatial dimensions.
+    const Shape& shape = anchor->result()->tensor_type().shape;
+    if (!eltwise_call(nodes) || anchor->operand(0)->tensor_type().shape != shape ||
+        shape.size() < 3 || shape.size() > 5)
+      return std::nullopt;
+    site.src_shares_layout = true;
+    site.runs_well = [](Layouts) { return true; };
   } else {
     return std::nullopt;
   }
@@ -131,8 +145,9 @@ bool lay_out(Function& region, const Target& target,
                    .dst_channels_last = is_last(site.call->result())};
   };
   // Values leave the set until every site agrees with its layouts: a residual laid out as
-  // its convolution's result (the one channels last of the two goes plain), and a primitive
-  // oneDNN runs well (else all of the site's data goes plain; asked once per layouts).
+  // its convolution's result and an eltwise's data as its result (where the two differ, the
+  // one channels last goes plain), and a primitive oneDNN runs well (else all of the site's
+  // data goes plain; asked once per layouts).
   std::unordered_map<std::size_t, bool> well;
   auto runs_well_as_laid_out = [&](std::size_t i) {
     Layouts chosen = layouts(sites[i]);
@@ -150,6 +165,10 @@ bool lay_out(Function& region, const Target& target,
       const Value* residual = site.residual >= 0 ? site.call->operand(site.residual) : nullptr;
       if (residual != nullptr && is_last(residual) != is_last(dst)) {
         channels_last.erase(residual);
+        channels_last.erase(dst);
+        changed = true;
+      } else if (site.src_shares_layout && is_last(src) != is_last(dst)) {
+        channels_last.erase(src);
         channels_last.erase(dst);
         changed = true;
       } else if ((is_last(src) || is_last(dst)) && !runs_well_as_laid_out(i)) {

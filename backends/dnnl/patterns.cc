@@ -76,7 +76,10 @@ PatternPtr softmax_pattern() {
 
 PatternPtr norm_pattern() { return is_op({"nn.batch_norm", "nn.layer_norm"}); }
 
-PatternPtr eltwise_pattern() { return is_op(eltwise_ops(), {wildcard()}); }
+// A unary op, or power by a constant exponent (which the composite holds).
+PatternPtr eltwise_pattern() {
+  return alt(is_op(eltwise_ops(), {wildcard()}), is_op("power", {wildcard(), is_constant()}));
+}
 
 PatternPtr binary_pattern() {
   return is_op(
