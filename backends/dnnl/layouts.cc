@@ -1,22 +1,25 @@
 // dnnl-layouts (POST_PARTITIONING_1): channels-last data between the convolutions,
-// poolings, batch normalizations, binary and unary elementwise ops of a region.
+// poolings, batch normalizations, binary and unary elementwise ops and concatenations of a
+// region.
 //
 // oneDNN's convolutions on this kind of CPU compute channels last (NHWC); given plain data
 // (NCHW), each reorders its input there and its result back, at every call. A value that
-// one dnnl.conv, dnnl.pool, batch dnnl.norm, dnnl.binary or dnnl.eltwise (of rank 3 to 5) of a
-// region makes and that only others of the same region read, as their data (a binary op's
-// full operand) or as a convolution's residual, has no reader that needs it plain: it stays
-// channels last (same size, so the memory plan is unchanged).
+// one dnnl.conv, dnnl.pool, batch dnnl.norm, dnnl.binary, dnnl.eltwise or dnnl.concat (of
+// rank 3 to 5) of a region makes and that only others of the same region read, as their data
+// (a binary op's full operand, any operand of a concatenation) or as a convolution's residual, has
+// no reader that needs it plain: it stays channels last (same size, so the memory plan is
+// unchanged).
 //
 // Assumes: partition-graph ran; the composites of a dnnl region are calls of composite
 // functions called once each.
 // Guarantees: each such composite whose data or result stays channels last
 // has the function attribute src_layout or dst_layout = "channels_last" (dnnl.h). A
-// residual shares its convolution's result layout (oneDNN's sum reads the destination), an
-// eltwise's data shares its result's (it maps the values of a flat array, each alone, so it
-// computes the same in any layout the two share: conv -> relu -> conv stays channels last),
-// and every composite so laid out has a primitive that is not oneDNN's reference one; values
-// for which that cannot hold stay plain. The region's parameters and results stay plain.
+// concatenation's operands share one layout, a residual shares its convolution's result layout
+// (oneDNN's sum reads the destination), an eltwise's data shares its result's (it maps the values
+// of a flat array, each alone, so it computes the same in any layout the two share: conv -> relu ->
+// conv stays channels last), and every composite so laid out has a primitive that is not oneDNN's
+// reference one; values for which that cannot hold stay plain. The region's parameters and results
+// stay plain.
 #include <algorithm>
 #include <functional>
 #include <optional>
@@ -29,15 +32,17 @@
 namespace uma::backends::dnnl {
 namespace {
 
-// A call of a dnnl.conv, dnnl.pool, dnnl.norm (batch), dnnl.binary or dnnl.eltwise
-// composite, with the parameters that are its data (a binary op's full operand) and its
-// residual, the one it reads plain (a binary op's broadcast operand, which may be its data
-// too: x * x), whether its data must share its result's layout (an eltwise's), and whether
-// oneDNN has a primitive other than its reference one for it laid out so.
+// A call of a dnnl.conv, dnnl.pool, dnnl.norm (batch), dnnl.binary, dnnl.eltwise or
+// dnnl.concat composite, with the parameters that are its data (a binary op's full operand;
+// a concatenation's operands, which share one layout) and its residual, the one it reads
+// plain (a binary op's broadcast operand, which may be its data too: x * x), whether its
+// data must share its result's layout (an eltwise's), and whether oneDNN has a primitive
+// other than its reference one for it laid out so.
 struct Site {
   Node* call = nullptr;
   Function* composite = nullptr;
-  std::int64_t src = -1, residual = -1, plain = -1;
+  std::vector<std::int64_t> srcs;
+  std::int64_t residual = -1, plain = -1;
   bool src_shares_layout = false;
   std::function<bool(Layouts)> runs_well;
 };
@@ -74,7 +79,7 @@ std::optional<Site> site_of(Node& node, const Target& target,
     if (anchor == nullptr && !inner->is_op("constant")) anchor = inner;
   if (anchor == nullptr) return std::nullopt;
   Site site{.call = &node, .composite = composite};
-  site.src = param_index(*composite, anchor->operand(0));
+  site.srcs = {param_index(*composite, anchor->operand(0))};
   if (kind == "dnnl.conv") {
     Expected<ConvCall> call = conv_call(nodes, target);
     if (!call) return std::nullopt;
@@ -92,7 +97,7 @@ std::optional<Site> site_of(Node& node, const Target& target,
     // Channels last is a layout of data with channels and 1 to 3 spatial dimensions.
     Expected<BinaryCall> call = binary_call(nodes);
     if (!call || call->rank < 3) return std::nullopt;
-    site.src = param_index(*composite, anchor->operand(call->swapped ? 1 : 0));
+    site.srcs = {param_index(*composite, anchor->operand(call->swapped ? 1 : 0))};
     site.plain = param_index(*composite, anchor->operand(call->swapped ? 0 : 1));
     site.runs_well = runs_well("binary", *call, target, binary_primitive);
   } else if (kind == "dnnl.eltwise") {
@@ -105,10 +110,18 @@ std::optional<Site> site_of(Node& node, const Target& target,
       return std::nullopt;
     site.src_shares_layout = true;
     site.runs_well = [](Layouts) { return true; };
+  } else if (kind == "dnnl.concat") {
+    Expected<ConcatCall> call = concat_call(nodes);
+    if (!call || call->rank < 3) return std::nullopt;
+    site.srcs.clear();
+    for (const Value* operand : anchor->operands())
+      site.srcs.push_back(param_index(*composite, operand));
+    site.runs_well = runs_well("concat", *call, target, concat_primitive);
   } else {
     return std::nullopt;
   }
-  if (site.src < 0) return std::nullopt;
+  // A constant operand (held in the composite) is plain.
+  if (std::find(site.srcs.begin(), site.srcs.end(), -1) != site.srcs.end()) return std::nullopt;
   return site;
 }
 
@@ -122,6 +135,9 @@ bool lay_out(Function& region, const Target& target,
       site_at[node.get()] = sites.size();
       sites.push_back(*site);
     }
+  auto is_src = [&](const Site& site, std::int64_t index) {
+    return std::find(site.srcs.begin(), site.srcs.end(), index) != site.srcs.end();
+  };
   // Candidates: a site's result that only sites read, as their data or residual.
   const std::vector<Value*>& outputs = region.outputs();
   std::unordered_set<const Value*> channels_last;
@@ -133,7 +149,7 @@ bool lay_out(Function& region, const Target& target,
       auto it = use.user != nullptr ? site_at.find(use.user) : site_at.end();
       auto index = static_cast<std::int64_t>(use.index);
       if (it == site_at.end() ||
-          (index != sites[it->second].src && index != sites[it->second].residual) ||
+          (!is_src(sites[it->second], index) && index != sites[it->second].residual) ||
           index == sites[it->second].plain)
         only_sites = false;
     }
@@ -141,13 +157,13 @@ bool lay_out(Function& region, const Target& target,
   }
   auto is_last = [&](const Value* value) { return channels_last.contains(value); };
   auto layouts = [&](const Site& site) {
-    return Layouts{.src_channels_last = is_last(site.call->operand(site.src)),
+    return Layouts{.src_channels_last = is_last(site.call->operand(site.srcs[0])),
                    .dst_channels_last = is_last(site.call->result())};
   };
-  // Values leave the set until every site agrees with its layouts: a residual laid out as
-  // its convolution's result and an eltwise's data as its result (where the two differ, the
-  // one channels last goes plain), and a primitive oneDNN runs well (else all of the site's
-  // data goes plain; asked once per layouts).
+  // Values leave the set until every site agrees with its layouts: a concatenation's
+  // operands laid out alike, a residual as its convolution's result and an eltwise's data as
+  // its result (where they differ, those channels last go plain), and a primitive oneDNN
+  // runs well (else all of the site's data goes plain; asked once per layouts).
   std::unordered_map<std::size_t, bool> well;
   auto runs_well_as_laid_out = [&](std::size_t i) {
     Layouts chosen = layouts(sites[i]);
@@ -160,10 +176,16 @@ bool lay_out(Function& region, const Target& target,
     changed = false;
     for (std::size_t i = 0; i < sites.size(); ++i) {
       const Site& site = sites[i];
-      const Value* src = site.call->operand(site.src);
+      const Value* src = site.call->operand(site.srcs[0]);
       const Value* dst = site.call->result();
       const Value* residual = site.residual >= 0 ? site.call->operand(site.residual) : nullptr;
-      if (residual != nullptr && is_last(residual) != is_last(dst)) {
+      auto differs = [&](std::int64_t other) {
+        return is_last(site.call->operand(other)) != is_last(src);
+      };
+      if (std::any_of(site.srcs.begin(), site.srcs.end(), differs)) {
+        for (std::int64_t other : site.srcs) channels_last.erase(site.call->operand(other));
+        changed = true;
+      } else if (residual != nullptr && is_last(residual) != is_last(dst)) {
         channels_last.erase(residual);
         channels_last.erase(dst);
         changed = true;
@@ -172,7 +194,8 @@ bool lay_out(Function& region, const Target& target,
         channels_last.erase(dst);
         changed = true;
       } else if ((is_last(src) || is_last(dst)) && !runs_well_as_laid_out(i)) {
-        for (const Value* value : {src, dst, residual}) channels_last.erase(value);
+        for (std::int64_t other : site.srcs) channels_last.erase(site.call->operand(other));
+        for (const Value* value : {dst, residual}) channels_last.erase(value);
         changed = true;
       }
     }
