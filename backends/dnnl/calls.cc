@@ -10,7 +10,7 @@
 //                      weights_dims[5], weights_strides[5], dst_dims[5], has_sum, eltwise,
 //                      alpha, beta, ...)
 //   dnnl_kernel_concat(srcs[inputs], dst, inputs, sizes[inputs], rank, dims[5], axis,
-//                      src_layout, dst_layout, ...)
+//                      src_layout, dst_layout)
 //   dnnl_kernel_pool(src, dst, rank, batch, channels, in[3], kernel[3], out[3], strides[3],
 //                    dilation[3], pad_begin[3], pad_end[3], algorithm, src_layout, dst_layout,
 //                    ...)
@@ -493,8 +493,7 @@ Expected<lower::ExternCall> lower_matmul(const lower::CompositeOperands& operand
   return extern_call("matmul", std::move(args), target, matmul_primitive(call, target));
 }
 
-Expected<lower::ExternCall> lower_concat(const lower::CompositeOperands& operands,
-                                         const Target& target) {
+Expected<lower::ExternCall> lower_concat(const lower::CompositeOperands& operands, const Target&) {
   std::vector<const Node*> nodes = composite_nodes(operands);
   UMA_TRY_ASSIGN(ConcatCall call, concat_call(nodes));
   call.layouts = layouts_of(operands.composite());
@@ -511,7 +510,8 @@ Expected<lower::ExternCall> lower_concat(const lower::CompositeOperands& operand
   for (std::int64_t size : call.dims) args.push_back(Expr(size));
   args.push_back(Expr(call.axis));
   add_layout_args(call.layouts, args);
-  return extern_call("concat", std::move(args), target, concat_primitive(call, target));
+  // A copy: no primitive, so no instruction set or scratchpad.
+  return lower::ExternCall{.name = fmt::format("{}concat", kEntryPrefix), .args = std::move(args)};
 }
 
 Expected<lower::ExternCall> lower_pool(const lower::CompositeOperands& operands,

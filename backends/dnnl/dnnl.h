@@ -111,7 +111,9 @@ struct MatmulCall {
 };
 
 // A concatenation of tensors of `rank` dimensions (1 to 5) along `axis`: the result's
-// dimensions, and each operand's size along the axis; its operands share one layout.
+// dimensions, and each operand's size along the axis; its operands and result share one
+// layout. The kernel copies it by rows itself: oneDNN 2.6's concat took 6 to 87 µs where the
+// copy takes 1 to 10 (ShuffleNet's and DenseNet's sizes, 2 threads).
 struct ConcatCall {
   std::int64_t rank = 0, axis = 0;
   std::int64_t dims[5] = {1, 1, 1, 1, 1};
@@ -186,7 +188,6 @@ struct Primitive {
 Expected<Primitive> conv_primitive(const ConvCall& call, const Target& target);
 Expected<Primitive> dense_primitive(const DenseCall& call, const Target& target);
 Expected<Primitive> matmul_primitive(const MatmulCall& call, const Target& target);
-Expected<Primitive> concat_primitive(const ConcatCall& call, const Target& target);
 Expected<Primitive> pool_primitive(const PoolCall& call, const Target& target);
 Expected<Primitive> softmax_primitive(const SoftmaxCall& call, const Target& target);
 Expected<Primitive> binary_primitive(const BinaryCall& call, const Target& target);

@@ -105,10 +105,10 @@ Status check_matmul(const Match& match, const Target& target) {
   return check_implementation("matmul", matmul_primitive(*call, target));
 }
 
-Status check_concat(const Match& match, const Target& target) {
+Status check_concat(const Match& match, const Target&) {
   Expected<ConcatCall> call = concat_call(match_nodes(match));
   if (!call) return make_error("dnnl.concat: {}", call.error().message());
-  return check_implementation("concat", concat_primitive(*call, target));
+  return Status::success();
 }
 
 Status check_pool(const Match& match, const Target& target) {

@@ -160,24 +160,6 @@ Expected<Primitive> matmul_primitive(const MatmulCall& call, const Target& targe
   });
 }
 
-// oneDNN's concatenations name no instruction set (simple:any, ref:any): max_isa does not
-// limit them.
-Expected<Primitive> concat_primitive(const ConcatCall& call, const Target&) {
-  auto rank = static_cast<std::size_t>(call.rank);
-  memory::dims dims(call.dims, call.dims + rank);
-  std::vector<memory::desc> srcs;
-  for (std::int64_t size : call.sizes) {
-    memory::dims part = dims;
-    part[static_cast<std::size_t>(call.axis)] = size;
-    srcs.push_back(f32(part, data_tag(rank, call.layouts.src_channels_last)));
-  }
-  return primitive([&](const ::dnnl::engine& engine) {
-    return ::dnnl::concat::primitive_desc(f32(dims, data_tag(rank, call.layouts.dst_channels_last)),
-                                          static_cast<int>(call.axis), srcs, engine,
-                                          attributes({}));
-  });
-}
-
 Expected<Primitive> pool_primitive(const PoolCall& call, const Target& target) {
   auto rank = static_cast<std::size_t>(call.rank);
   memory::dims src{call.batch, call.channels}, dst{call.batch, call.channels};

@@ -365,28 +365,29 @@ TEST_F(DnnlTest, ConcatenationsAreOneCallEach) {
   }
 }
 
-// An Inception block: branches concatenated along the channels, then a convolution. The
-// branches' results, the concatenation and its result all stay channels last.
+// An Inception block: branches concatenated along the channels (or, copied by rows of
+// another length, along a spatial axis), then a convolution. The branches' results, the
+// concatenation and its result all stay channels last.
 TEST_F(DnnlTest, BranchesStayChannelsLastThroughTheirConcatenation) {
-  auto m = model([&](Function& main, ModelBuilder& mb) {
-    Builder& b = mb.builder();
-    Value* x = main.add_param(TensorType{DType::f32, {1, 8, 10, 10}}, "x");
-    Value* wide = mb.conv(x, {.out_channels = 16, .kernel = 1, .activation = "nn.relu"});
-    Value* narrow = mb.conv(x, {.out_channels = 8, .kernel = 3, .padding = {1, 1, 1, 1}});
-    Value* joined =
-        b.value("concatenate", {wide, narrow}, test::make_attrs({{"axis", std::int64_t{1}}}));
-    main.set_outputs({mb.conv(joined, {.out_channels = 8, .kernel = 1})});
-  });
-  check(*m, {"dnnl"});
-  EXPECT_EQ(
-      layouts_after_partition(ctx, *m),
-      (std::vector<std::string>{
-          "dnnl.conv: plain -> channels_last", "dnnl.conv: plain -> channels_last",
-          "dnnl.concat: channels_last -> channels_last", "dnnl.conv: channels_last -> plain"}));
+  for (std::int64_t axis : {1, 2, 3}) {
+    SCOPED_TRACE(axis);
+    auto m = model([&](Function& main, ModelBuilder& mb) {
+      Builder& b = mb.builder();
+      Value* x = main.add_param(TensorType{DType::f32, {1, 8, 10, 10}}, "x");
+      Value* wide = mb.conv(x, {.out_channels = 8, .kernel = 1, .activation = "nn.relu"});
+      Value* narrow = mb.conv(x, {.out_channels = 8, .kernel = 3, .padding = {1, 1, 1, 1}});
+      Value* joined = b.value("concatenate", {wide, narrow}, test::make_attrs({{"axis", axis}}));
+      main.set_outputs({mb.conv(joined, {.out_channels = 8, .kernel = 1})});
+    });
+    check(*m, {"dnnl"});
+    EXPECT_EQ(
+        layouts_after_partition(ctx, *m),
+        (std::vector<std::string>{
+            "dnnl.conv: plain -> channels_last", "dnnl.conv: plain -> channels_last",
+            "dnnl.concat: channels_last -> channels_last", "dnnl.conv: channels_last -> plain"}));
+  }
 }
 
-// Max and average poolings (ceil mode, padding counted or not, global) and softmaxes over
-// the innermost axis: each a call of dnnl.
 TEST_F(DnnlTest, PoolingsAndSoftmaxes) {
   struct Case {
     std::string op;
