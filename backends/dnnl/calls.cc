@@ -3,12 +3,13 @@
 //   dnnl_kernel_conv(src, weights, bias, residual, dst, rank, batch, in_channels, out_channels,
 //                    groups, in[3], kernel[3], out[3], strides[3], dilation[3], pad_begin[3],
 //                    pad_end[3], algorithm, src_layout, dst_layout, has_sum, eltwise, alpha,
-//                    beta, bf16, ...)
+//                    beta, eltwise2, alpha2, beta2, bf16, ...)
 //   dnnl_kernel_dense(src, weights, bias, residual, dst, batch, in_features, out_features,
-//                     weights_in_out, has_sum, eltwise, alpha, beta, bf16, ...)
+//                     weights_in_out, has_sum, eltwise, alpha, beta, eltwise2, alpha2,
+//                     beta2, bf16, ...)
 //   dnnl_kernel_matmul(src, weights, bias, residual, dst, rank, src_dims[5], src_strides[5],
 //                      weights_dims[5], weights_strides[5], dst_dims[5], has_sum, eltwise,
-//                      alpha, beta, ...)
+//                      alpha, beta, eltwise2, alpha2, beta2, ...)
 //   dnnl_kernel_concat(srcs[inputs], dst, inputs, sizes[inputs], rank, dims[5], axis,
 //                      src_layout, dst_layout)
 //   dnnl_kernel_pool(src, dst, rank, batch, channels, in[3], kernel[3], out[3], strides[3],
@@ -118,6 +119,9 @@ void add_epilogue_args(const Epilogue& epilogue, std::vector<Expr>& args) {
   args.push_back(Expr(epilogue.eltwise));
   args.push_back(lower::constant(DType::f32, epilogue.alpha));
   args.push_back(lower::constant(DType::f32, epilogue.beta));
+  args.push_back(Expr(epilogue.eltwise2));
+  args.push_back(lower::constant(DType::f32, epilogue.alpha2));
+  args.push_back(lower::constant(DType::f32, epilogue.beta2));
 }
 
 // The matmul's operand `index` as oneDNN reads it: the value the composite is given (the

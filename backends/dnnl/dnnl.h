@@ -41,13 +41,17 @@ inline constexpr std::int64_t kSlotBytes = 64;
 // What follows a composite's anchor (its convolution or dense): a bias of one value per
 // output channel (the anchor's own third operand or an added constant), a residual of the
 // result's shape added to it, and an activation as oneDNN's eltwise algorithm
-// (dnnl_alg_kind_t, 0 for none) with its alpha and beta.
+// (dnnl_alg_kind_t, 0 for none) with its alpha and beta, and a second one after it, for an
+// activation that is two (hard_sigmoid: linear, then clip to [0, 1]).
 struct Epilogue {
   const Value* bias = nullptr;
   const Value* residual = nullptr;
   std::int64_t eltwise = 0;
   float alpha = 0;
   float beta = 0;
+  std::int64_t eltwise2 = 0;
+  float alpha2 = 0;
+  float beta2 = 0;
 };
 
 // The unary ops dnnl.eltwise's pattern takes: those oneDNN's eltwise computes as uma does

@@ -45,6 +45,13 @@ Status set_activation(const Node& node, Epilogue& out) {
   if (node.is_op("nn.gelu"))
     return set(attrs.get_string("approximate") == "tanh" ? dnnl_eltwise_gelu_tanh
                                                          : dnnl_eltwise_gelu_erf);
+  // oneDNN 2.6 has no hardsigmoid: alpha * x + beta, then clipped to [0, 1], as two post-ops.
+  if (node.is_op("nn.hard_sigmoid")) {
+    out.eltwise2 = dnnl_eltwise_clip;
+    out.alpha2 = 0;
+    out.beta2 = 1;
+    return set(dnnl_eltwise_linear, attrs.get_float("alpha"), attrs.get_float("beta"));
+  }
   return make_error("{} is no activation oneDNN fuses", node.op_name());
 }
 
@@ -109,8 +116,8 @@ bool is_swish_sigmoid(const Node& node, const std::vector<const Node*>& nodes) {
 }  // namespace
 
 std::vector<std::string> eltwise_ops() {
-  std::vector<std::string> ops = {"nn.relu", "nn.leaky_relu", "clip",          "sigmoid",
-                                  "tanh",    "nn.elu",        "nn.hard_swish", "nn.gelu"};
+  std::vector<std::string> ops = {"nn.relu", "nn.leaky_relu", "clip",    "sigmoid",        "tanh",
+                                  "nn.elu",  "nn.hard_swish", "nn.gelu", "nn.hard_sigmoid"};
   for (const Math& math : kMath) ops.emplace_back(math.op);
   for (const auto& [name, reason] : kInexact) ops.emplace_back(name);
   return ops;
@@ -132,6 +139,12 @@ Expected<Epilogue> eltwise_of(const Node& node) {
     return out;
   }
   UMA_TRY(set_activation(node, out));
+  // An eltwise primitive with an eltwise post-op is oneDNN's reference one.
+  if (out.eltwise2 != 0)
+    return make_error(
+        "{} is two eltwise steps, which oneDNN fuses only after a convolution, "
+        "dense layer or matrix product",
+        node.op_name());
   return out;
 }
 

@@ -23,7 +23,7 @@ PatternPtr add_step(const PatternPtr& x) {
 PatternPtr activation(const PatternPtr& x) {
   PatternPtr sigmoid = is_op("sigmoid", {x});
   return alt(is_op({"nn.relu", "nn.leaky_relu", "clip", "sigmoid", "tanh", "nn.elu",
-                    "nn.hard_swish", "nn.gelu"},
+                    "nn.hard_swish", "nn.hard_sigmoid", "nn.gelu"},
                    {x}),
              alt(is_op("multiply", {x, sigmoid}), is_op("multiply", {sigmoid, x})));
 }

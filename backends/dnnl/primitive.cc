@@ -32,6 +32,9 @@ memory::desc f32(memory::dims dims, Tag tag) { return memory::desc(dims, Dt::f32
   if (epilogue.eltwise != 0)
     post_ops.append_eltwise(1.0f, static_cast<::dnnl::algorithm>(epilogue.eltwise), epilogue.alpha,
                             epilogue.beta);
+  if (epilogue.eltwise2 != 0)
+    post_ops.append_eltwise(1.0f, static_cast<::dnnl::algorithm>(epilogue.eltwise2),
+                            epilogue.alpha2, epilogue.beta2);
   ::dnnl::primitive_attr attr;
   attr.set_scratchpad_mode(::dnnl::scratchpad_mode::user);
   attr.set_post_ops(post_ops);

@@ -31,10 +31,10 @@
 #define DNNL_KERNEL_BAD_ARGUMENTS 99
 
 // Post-op arguments: the eltwise algorithm (a dnnl_alg_kind_t, 0 for none) and its alpha
-// and beta; has_sum: a residual tensor of the result's shape is added before it: by a binary
-// add post-op reading it where it is, when the result is computed in the caller's layout;
-// else by the sum post-op, which adds what the destination holds (the residual is copied or
-// reordered there first).
+// and beta, then a second one after it (0 for none: hard_sigmoid is linear, then clip); has_sum: a
+// residual tensor of the result's shape is added before it: by a binary add post-op reading it
+// where it is, when the result is computed in the caller's layout; else by the sum post-op, which
+// adds what the destination holds (the residual is copied or reordered there first).
 typedef struct dnnl_kernel_op {
   dnnl_engine_t engine;
   dnnl_stream_t stream;
@@ -242,7 +242,8 @@ static int32_t dnnl_kernel_execute(dnnl_kernel_op* op, const float* src, const f
 static dnnl_status_t dnnl_kernel_new_op(void* slot, dnnl_kernel_op** made,
                                         dnnl_primitive_attr_t* attr, int64_t has_bias,
                                         int64_t has_sum, const dnnl_memory_desc_t* binary_residual,
-                                        int64_t eltwise, float alpha, float beta) {
+                                        int64_t eltwise, float alpha, float beta, int64_t eltwise2,
+                                        float alpha2, float beta2) {
   dnnl_kernel_op* op = (dnnl_kernel_op*)calloc(1, sizeof(dnnl_kernel_op));
   if (op == NULL) return dnnl_out_of_memory;
   *made = op;
@@ -265,6 +266,8 @@ static dnnl_status_t dnnl_kernel_new_op(void* slot, dnnl_kernel_op** made,
     status = dnnl_post_ops_append_sum(post_ops, 1.0f);
   if (status == dnnl_success && eltwise != 0)
     status = dnnl_post_ops_append_eltwise(post_ops, 1.0f, (dnnl_alg_kind_t)eltwise, alpha, beta);
+  if (status == dnnl_success && eltwise2 != 0)
+    status = dnnl_post_ops_append_eltwise(post_ops, 1.0f, (dnnl_alg_kind_t)eltwise2, alpha2, beta2);
   if (status == dnnl_success) status = dnnl_primitive_attr_set_post_ops(*attr, post_ops);
   if (post_ops != NULL) dnnl_post_ops_destroy(post_ops);
   return status;
@@ -373,8 +376,8 @@ static dnnl_status_t dnnl_kernel_add_extra(dnnl_kernel_op* op, int arg,
       int64_t dilation0, int64_t dilation1, int64_t dilation2, int64_t pad_begin0,                 \
       int64_t pad_begin1, int64_t pad_begin2, int64_t pad_end0, int64_t pad_end1,                  \
       int64_t pad_end2, int64_t algorithm, int64_t src_layout, int64_t dst_layout,                 \
-      int64_t has_sum, int64_t eltwise, float alpha, float beta, int64_t bf16, int64_t max_isa,    \
-      int64_t scratchpad_bytes, void *scratchpad
+      int64_t has_sum, int64_t eltwise, float alpha, float beta, int64_t eltwise2, float alpha2,   \
+      float beta2, int64_t bf16, int64_t max_isa, int64_t scratchpad_bytes, void *scratchpad
 
 int32_t dnnl_kernel_conv_init(DNNL_KERNEL_CONV_PARAMS);
 int32_t dnnl_kernel_conv_init(DNNL_KERNEL_CONV_PARAMS) {
@@ -415,7 +418,8 @@ int32_t dnnl_kernel_conv_init(DNNL_KERNEL_CONV_PARAMS) {
                                                       dnnl_kernel_data_tag(ndims, dst_layout));
   if (status == dnnl_success)
     status = dnnl_kernel_new_op(slot, &op, &attr, bias != NULL, has_sum,
-                                dst_layout && !blocked ? &user_dst : NULL, eltwise, alpha, beta);
+                                dst_layout && !blocked ? &user_dst : NULL, eltwise, alpha, beta,
+                                eltwise2, alpha2, beta2);
   if (status == dnnl_success)
     status = dnnl_memory_desc_init_by_tag(&user_src, ndims, src_dims, dnnl_f32,
                                           dnnl_kernel_data_tag(ndims, src_layout));
@@ -454,8 +458,8 @@ int32_t dnnl_kernel_conv(DNNL_KERNEL_CONV_PARAMS) {
       (void)out1, (void)out2, (void)stride0, (void)stride1, (void)stride2, (void)dilation0,
       (void)dilation1, (void)dilation2, (void)pad_begin0, (void)pad_begin1, (void)pad_begin2,
       (void)pad_end0, (void)pad_end1, (void)pad_end2, (void)algorithm, (void)src_layout,
-      (void)dst_layout, (void)has_sum, (void)eltwise, (void)alpha, (void)beta, (void)bf16,
-      (void)max_isa, (void)scratchpad_bytes;
+      (void)dst_layout, (void)has_sum, (void)eltwise, (void)alpha, (void)beta, (void)eltwise2,
+      (void)alpha2, (void)beta2, (void)bf16, (void)max_isa, (void)scratchpad_bytes;
   return dnnl_kernel_execute(*(dnnl_kernel_op**)slot, src, residual, dst, scratchpad);
 }
 
@@ -466,7 +470,8 @@ int32_t dnnl_kernel_conv(DNNL_KERNEL_CONV_PARAMS) {
   void *slot, const float *src, const float *weights, const float *bias, const float *residual, \
       float *dst, int64_t batch, int64_t in_features, int64_t out_features,                     \
       int64_t weights_in_out, int64_t has_sum, int64_t eltwise, float alpha, float beta,        \
-      int64_t bf16, int64_t max_isa, int64_t scratchpad_bytes, void *scratchpad
+      int64_t eltwise2, float alpha2, float beta2, int64_t bf16, int64_t max_isa,               \
+      int64_t scratchpad_bytes, void *scratchpad
 
 int32_t dnnl_kernel_dense_init(DNNL_KERNEL_DENSE_PARAMS);
 int32_t dnnl_kernel_dense_init(DNNL_KERNEL_DENSE_PARAMS) {
@@ -478,8 +483,8 @@ int32_t dnnl_kernel_dense_init(DNNL_KERNEL_DENSE_PARAMS) {
   const dnnl_dims_t bias_dims = {out_features};
   dnnl_kernel_op* op = NULL;
   dnnl_primitive_attr_t attr = NULL;
-  dnnl_status_t status =
-      dnnl_kernel_new_op(slot, &op, &attr, bias != NULL, has_sum, NULL, eltwise, alpha, beta);
+  dnnl_status_t status = dnnl_kernel_new_op(slot, &op, &attr, bias != NULL, has_sum, NULL, eltwise,
+                                            alpha, beta, eltwise2, alpha2, beta2);
   // With bf16, as for a convolution.
   const dnnl_data_type_t multiplied = bf16 ? dnnl_bf16 : dnnl_f32;
   dnnl_memory_desc_t user_src, user_weights, user_dst, bias_md, any_weights, product_src;
@@ -509,8 +514,8 @@ int32_t dnnl_kernel_dense_init(DNNL_KERNEL_DENSE_PARAMS) {
 int32_t dnnl_kernel_dense(DNNL_KERNEL_DENSE_PARAMS);
 int32_t dnnl_kernel_dense(DNNL_KERNEL_DENSE_PARAMS) {
   (void)weights, (void)bias, (void)batch, (void)in_features, (void)out_features,
-      (void)weights_in_out, (void)has_sum, (void)eltwise, (void)alpha, (void)beta, (void)bf16,
-      (void)max_isa, (void)scratchpad_bytes;
+      (void)weights_in_out, (void)has_sum, (void)eltwise, (void)alpha, (void)beta, (void)eltwise2,
+      (void)alpha2, (void)beta2, (void)bf16, (void)max_isa, (void)scratchpad_bytes;
   return dnnl_kernel_execute(*(dnnl_kernel_op**)slot, src, residual, dst, scratchpad);
 }
 
@@ -524,8 +529,8 @@ int32_t dnnl_kernel_dense(DNNL_KERNEL_DENSE_PARAMS) {
       int64_t ss0, int64_t ss1, int64_t ss2, int64_t ss3, int64_t ss4, int64_t wd0, int64_t wd1, \
       int64_t wd2, int64_t wd3, int64_t wd4, int64_t ws0, int64_t ws1, int64_t ws2, int64_t ws3, \
       int64_t ws4, int64_t dd0, int64_t dd1, int64_t dd2, int64_t dd3, int64_t dd4,              \
-      int64_t has_sum, int64_t eltwise, float alpha, float beta, int64_t max_isa,                \
-      int64_t scratchpad_bytes, void *scratchpad
+      int64_t has_sum, int64_t eltwise, float alpha, float beta, int64_t eltwise2, float alpha2, \
+      float beta2, int64_t max_isa, int64_t scratchpad_bytes, void *scratchpad
 
 int32_t dnnl_kernel_matmul_init(DNNL_KERNEL_MATMUL_PARAMS);
 int32_t dnnl_kernel_matmul_init(DNNL_KERNEL_MATMUL_PARAMS) {
@@ -546,7 +551,7 @@ int32_t dnnl_kernel_matmul_init(DNNL_KERNEL_MATMUL_PARAMS) {
                                                       dnnl_kernel_plain_tag(ndims));
   if (status == dnnl_success)
     status = dnnl_kernel_new_op(slot, &op, &attr, bias != NULL, has_sum, &user_dst, eltwise, alpha,
-                                beta);
+                                beta, eltwise2, alpha2, beta2);
   if (status == dnnl_success)
     status = dnnl_memory_desc_init_by_strides(&user_src, ndims, src_dims, dnnl_f32, src_strides);
   if (status == dnnl_success)
@@ -571,7 +576,7 @@ int32_t dnnl_kernel_matmul(DNNL_KERNEL_MATMUL_PARAMS) {
       (void)ss1, (void)ss2, (void)ss3, (void)ss4, (void)wd0, (void)wd1, (void)wd2, (void)wd3,
       (void)wd4, (void)ws0, (void)ws1, (void)ws2, (void)ws3, (void)ws4, (void)dd0, (void)dd1,
       (void)dd2, (void)dd3, (void)dd4, (void)has_sum, (void)eltwise, (void)alpha, (void)beta,
-      (void)max_isa, (void)scratchpad_bytes;
+      (void)eltwise2, (void)alpha2, (void)beta2, (void)max_isa, (void)scratchpad_bytes;
   const float* extras[] = {weights};
   return dnnl_kernel_execute_with(*(dnnl_kernel_op**)slot, src, residual, dst, scratchpad, extras);
 }
@@ -657,7 +662,8 @@ int32_t dnnl_kernel_pool_init(DNNL_KERNEL_POOL_PARAMS) {
   }
   dnnl_kernel_op* op = NULL;
   dnnl_primitive_attr_t attr = NULL;
-  dnnl_status_t status = dnnl_kernel_new_op(slot, &op, &attr, 0, 0, NULL, 0, 0.0f, 0.0f);
+  dnnl_status_t status =
+      dnnl_kernel_new_op(slot, &op, &attr, 0, 0, NULL, 0, 0.0f, 0.0f, 0, 0.0f, 0.0f);
   // The pooling computes in its data's layout; a result the caller lays out otherwise is
   // reordered.
   dnnl_memory_desc_t user_src, user_dst, pool_dst;
@@ -702,7 +708,8 @@ int32_t dnnl_kernel_softmax_init(DNNL_KERNEL_SOFTMAX_PARAMS) {
   const dnnl_dims_t dims = {outer, axis, inner};
   dnnl_kernel_op* op = NULL;
   dnnl_primitive_attr_t attr = NULL;
-  dnnl_status_t status = dnnl_kernel_new_op(slot, &op, &attr, 0, 0, NULL, 0, 0.0f, 0.0f);
+  dnnl_status_t status =
+      dnnl_kernel_new_op(slot, &op, &attr, 0, 0, NULL, 0, 0.0f, 0.0f, 0, 0.0f, 0.0f);
   dnnl_memory_desc_t md;
   if (status == dnnl_success)
     status = dnnl_memory_desc_init_by_tag(&md, 3, dims, dnnl_f32, dnnl_abc);
@@ -736,7 +743,8 @@ int32_t dnnl_kernel_binary_init(DNNL_KERNEL_BINARY_PARAMS) {
   const int ndims = (int)rank;
   dnnl_kernel_op* op = NULL;
   dnnl_primitive_attr_t attr = NULL;
-  dnnl_status_t status = dnnl_kernel_new_op(slot, &op, &attr, 0, 0, NULL, 0, 0.0f, 0.0f);
+  dnnl_status_t status =
+      dnnl_kernel_new_op(slot, &op, &attr, 0, 0, NULL, 0, 0.0f, 0.0f, 0, 0.0f, 0.0f);
   if (op != NULL) op->binary_op = 1;
   // Computed in the full operand's layout; a result the caller lays out otherwise is
   // reordered. The broadcast operand is plain.
@@ -788,7 +796,8 @@ int32_t dnnl_kernel_batch_norm_init(DNNL_KERNEL_BATCH_NORM_PARAMS) {
   const int ndims = (int)rank;
   dnnl_kernel_op* op = NULL;
   dnnl_primitive_attr_t attr = NULL;
-  dnnl_status_t status = dnnl_kernel_new_op(slot, &op, &attr, 0, 0, NULL, 0, 0.0f, 0.0f);
+  dnnl_status_t status =
+      dnnl_kernel_new_op(slot, &op, &attr, 0, 0, NULL, 0, 0.0f, 0.0f, 0, 0.0f, 0.0f);
   // Computed in the data's layout; a result the caller lays out otherwise is reordered.
   dnnl_memory_desc_t user_src, user_dst, per_channel;
   if (status == dnnl_success)
@@ -834,7 +843,8 @@ int32_t dnnl_kernel_layer_norm_init(DNNL_KERNEL_LAYER_NORM_PARAMS) {
   const dnnl_dims_t dims = {outer, inner}, params = {inner};
   dnnl_kernel_op* op = NULL;
   dnnl_primitive_attr_t attr = NULL;
-  dnnl_status_t status = dnnl_kernel_new_op(slot, &op, &attr, 0, 0, NULL, 0, 0.0f, 0.0f);
+  dnnl_status_t status =
+      dnnl_kernel_new_op(slot, &op, &attr, 0, 0, NULL, 0, 0.0f, 0.0f, 0, 0.0f, 0.0f);
   dnnl_memory_desc_t data, per_element;
   if (status == dnnl_success)
     status = dnnl_memory_desc_init_by_tag(&data, 2, dims, dnnl_f32, dnnl_ab);
@@ -872,7 +882,8 @@ int32_t dnnl_kernel_eltwise_init(DNNL_KERNEL_ELTWISE_PARAMS) {
   const dnnl_dims_t dims = {elements};
   dnnl_kernel_op* op = NULL;
   dnnl_primitive_attr_t attr = NULL;
-  dnnl_status_t status = dnnl_kernel_new_op(slot, &op, &attr, 0, 0, NULL, 0, 0.0f, 0.0f);
+  dnnl_status_t status =
+      dnnl_kernel_new_op(slot, &op, &attr, 0, 0, NULL, 0, 0.0f, 0.0f, 0, 0.0f, 0.0f);
   dnnl_memory_desc_t data;
   if (status == dnnl_success)
     status = dnnl_memory_desc_init_by_tag(&data, 1, dims, dnnl_f32, dnnl_a);

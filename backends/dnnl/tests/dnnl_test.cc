@@ -226,7 +226,7 @@ TEST_F(DnnlTest, MobileNetBlockRunsWhollyOnDnnl) {
 // added bias and a residual.
 TEST_F(DnnlTest, ActivationsArePostOps) {
   for (std::string op : {"nn.relu", "sigmoid", "tanh", "nn.elu", "nn.hard_swish", "nn.gelu",
-                         "nn.leaky_relu", "swish"}) {
+                         "nn.leaky_relu", "swish", "nn.hard_sigmoid"}) {
     SCOPED_TRACE(op);
     auto m = model([&](Function& main, ModelBuilder& mb) {
       Value* x = main.add_param(TensorType{DType::f32, {1, 8, 6, 6}}, "x");
@@ -574,6 +574,9 @@ TEST_F(DnnlEltwiseTest, WhatOneDnnComputesOtherwiseIsRefusedWithTheReason) {
            {"nn.softplus",
             "dnnl.eltwise: oneDNN's soft_relu is off by up to 7.6e-6 below x = -7.9, where "
             "softplus is under 3.7e-4 and ONNX's tests allow 1e-7 plus 1e-3 of it"},
+           {"nn.hard_sigmoid",
+            "dnnl.eltwise: nn.hard_sigmoid is two eltwise steps, which oneDNN fuses only after "
+            "a convolution, dense layer or matrix product"},
        }) {
     auto m = model([&](Function& main, ModelBuilder& mb) {
       main.set_outputs(
