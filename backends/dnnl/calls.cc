@@ -97,8 +97,8 @@ Expected<std::vector<Expr>> data_args(const lower::CompositeOperands& operands, 
 }
 
 void add_layout_args(const Layouts& layouts, std::vector<Expr>& args) {
-  args.push_back(Expr(std::int64_t{layouts.src_channels_last}));
-  args.push_back(Expr(std::int64_t{layouts.dst_channels_last}));
+  args.push_back(Expr(static_cast<std::int64_t>(layouts.src)));
+  args.push_back(Expr(static_cast<std::int64_t>(layouts.dst)));
 }
 
 // The call of `entry` with `args`, then the target's max_isa and the scratchpad of

@@ -68,15 +68,19 @@ Expected<Epilogue> epilogue(const Node& anchor, const std::vector<const Node*>& 
                             std::size_t channel_axis);
 
 // How a composite's data (its first operand, its result and a residual, which shares the
-// result's) is laid out in memory: plain (NCHW), or channels last (NHWC: oneDNN's own layout
-// for its convolutions on this kind of CPU), which dnnl-layouts chooses for the values that
-// pass between the composites of one region and nowhere else. The composite function's
-// attributes kSrcLayoutAttr and kDstLayoutAttr say kChannelsLast; plain when absent.
+// result's) is laid out in memory: plain (NCHW); channels last (NHWC: oneDNN's own layout for
+// its direct convolutions on this kind of CPU); or blocked by 16 channels (nChw16c: the one
+// its Winograd convolutions compute in, which its other primitives take too; only for
+// channels a multiple of 16, where it has the plain layout's size). dnnl-layouts chooses them
+// for the values that pass between the composites of one region and nowhere else. The
+// composite function's attributes kSrcLayoutAttr and kDstLayoutAttr name them (layout_name);
+// plain when absent. The kernel takes a layout as its number.
+enum class Layout : std::int64_t { kPlain = 0, kChannelsLast = 1, kBlocked16 = 2 };
 inline constexpr std::string_view kSrcLayoutAttr = "src_layout";
 inline constexpr std::string_view kDstLayoutAttr = "dst_layout";
-inline constexpr std::string_view kChannelsLast = "channels_last";
+std::string_view layout_name(Layout layout);  // "plain", "channels_last", "blocked16"
 struct Layouts {
-  bool src_channels_last = false, dst_channels_last = false;
+  Layout src = Layout::kPlain, dst = Layout::kPlain;
 };
 Layouts layouts_of(const Function& composite);
 

@@ -20,6 +20,8 @@
 // conv stays channels last), and every composite so laid out has a primitive that is not oneDNN's
 // reference one; values for which that cannot hold stay plain. The region's parameters and results
 // stay plain.
+#include <oneapi/dnnl/dnnl.h>
+
 #include <algorithm>
 #include <functional>
 #include <optional>
@@ -44,8 +46,16 @@ struct Site {
   std::vector<std::int64_t> srcs;
   std::int64_t residual = -1, plain = -1;
   bool src_shares_layout = false;
+  bool winograd = false;  // a convolution by Winograd's algorithm
   std::function<bool(Layouts)> runs_well;
 };
+
+// Whether `value` may be blocked by 16 channels at no cost in memory: its channels (axis 1)
+// are a multiple of 16, with 1 to 3 spatial dimensions after them.
+bool blockable(const Value* value) {
+  const Shape& shape = value->tensor_type().shape;
+  return shape.size() >= 3 && shape.size() <= 5 && shape[1] % 16 == 0;
+}
 
 std::int64_t param_index(const Function& composite, const Value* value) {
   for (std::size_t i = 0; i < composite.num_params(); ++i)
@@ -84,6 +94,7 @@ std::optional<Site> site_of(Node& node, const Target& target,
     Expected<ConvCall> call = conv_call(nodes, target);
     if (!call) return std::nullopt;
     site.residual = param_index(*composite, call->epilogue.residual);
+    site.winograd = call->algorithm == dnnl_convolution_winograd;
     site.runs_well = runs_well("conv", *call, target, conv_primitive);
   } else if (kind == "dnnl.pool") {
     Expected<PoolCall> call = pool_call(nodes);
@@ -116,9 +127,11 @@ std::optional<Site> site_of(Node& node, const Target& target,
     site.srcs.clear();
     for (const Value* operand : anchor->operands())
       site.srcs.push_back(param_index(*composite, operand));
-    // The kernel's copy takes any layout its operands and result share.
+    // The kernel's copy takes the plain or channels-last layout its operands and result share.
     site.src_shares_layout = true;
-    site.runs_well = [](Layouts) { return true; };
+    site.runs_well = [](Layouts layouts) {
+      return layouts.src != Layout::kBlocked16 && layouts.dst != Layout::kBlocked16;
+    };
   } else {
     return std::nullopt;
   }
@@ -140,9 +153,13 @@ bool lay_out(Function& region, const Target& target,
   auto is_src = [&](const Site& site, std::int64_t index) {
     return std::find(site.srcs.begin(), site.srcs.end(), index) != site.srcs.end();
   };
-  // Candidates: a site's result that only sites read, as their data or residual.
+  // Candidates: a site's result that only sites read, as their data or residual. Each starts
+  // at the best layout it may take: in a region with Winograd convolutions, blocked by 16
+  // channels where it can be (their own layout, which oneDNN's other primitives compute in
+  // as fast), so that no reorder surrounds them; else channels last.
   const std::vector<Value*>& outputs = region.outputs();
-  std::unordered_set<const Value*> channels_last;
+  bool winograd = std::any_of(sites.begin(), sites.end(), [](const Site& s) { return s.winograd; });
+  std::unordered_map<const Value*, Layout> chosen;
   for (const Site& site : sites) {
     Value* result = site.call->result();
     if (std::find(outputs.begin(), outputs.end(), result) != outputs.end()) continue;
@@ -155,72 +172,108 @@ bool lay_out(Function& region, const Target& target,
           index == sites[it->second].plain)
         only_sites = false;
     }
-    if (only_sites) channels_last.insert(result);
+    if (only_sites)
+      chosen[result] = winograd && blockable(result) ? Layout::kBlocked16 : Layout::kChannelsLast;
   }
-  auto is_last = [&](const Value* value) { return channels_last.contains(value); };
-  auto layouts = [&](const Site& site) {
-    return Layouts{.src_channels_last = is_last(site.call->operand(site.srcs[0])),
-                   .dst_channels_last = is_last(site.call->result())};
+  auto layout = [&](const Value* value) {
+    auto it = chosen.find(value);
+    return it == chosen.end() ? Layout::kPlain : it->second;
   };
-  // Values leave the set until every site agrees with its layouts: a concatenation's
-  // operands laid out alike, a residual as its convolution's result and an eltwise's data as
-  // its result (where they differ, those channels last go plain), and a primitive oneDNN
-  // runs well (else all of the site's data goes plain; asked once per layouts).
+  // Lowers `values` to `to` where they are above it; whether any was.
+  auto lower_to = [&](std::initializer_list<const Value*> values, Layout to) {
+    bool lowered = false;
+    for (const Value* value : values)
+      if (value != nullptr && layout(value) > to) {
+        if (to == Layout::kPlain)
+          chosen.erase(value);
+        else
+          chosen[value] = to;
+        lowered = true;
+      }
+    return lowered;
+  };
+  auto layouts = [&](const Site& site) {
+    return Layouts{.src = layout(site.call->operand(site.srcs[0])),
+                   .dst = layout(site.call->result())};
+  };
+  // Values step down (blocked, channels last, plain) until every site agrees with its
+  // layouts: a concatenation's operands laid out alike, a residual as its convolution's
+  // result and an eltwise's data as its result (where they differ, both take the lower), and
+  // a primitive oneDNN runs well (else the site's values in the highest layout among them
+  // step down one; asked once per layouts).
   std::unordered_map<std::size_t, bool> well;
   auto runs_well_as_laid_out = [&](std::size_t i) {
-    Layouts chosen = layouts(sites[i]);
-    std::size_t key = i * 4 + 2 * chosen.src_channels_last + chosen.dst_channels_last;
+    Layouts laid_out = layouts(sites[i]);
+    std::size_t key =
+        i * 9 + 3 * static_cast<std::size_t>(laid_out.src) + static_cast<std::size_t>(laid_out.dst);
     auto it = well.find(key);
-    if (it == well.end()) it = well.emplace(key, sites[i].runs_well(chosen)).first;
+    if (it == well.end()) it = well.emplace(key, sites[i].runs_well(laid_out)).first;
     return it->second;
   };
   for (bool changed = true; changed;) {
     changed = false;
     for (std::size_t i = 0; i < sites.size(); ++i) {
       const Site& site = sites[i];
-      const Value* src = site.call->operand(site.srcs[0]);
+      std::vector<const Value*> srcs;
+      for (std::int64_t index : site.srcs) srcs.push_back(site.call->operand(index));
       const Value* dst = site.call->result();
       const Value* residual = site.residual >= 0 ? site.call->operand(site.residual) : nullptr;
-      auto differs = [&](std::int64_t other) {
-        return is_last(site.call->operand(other)) != is_last(src);
-      };
-      if (std::any_of(site.srcs.begin(), site.srcs.end(), differs)) {
-        for (std::int64_t other : site.srcs) channels_last.erase(site.call->operand(other));
-        changed = true;
-      } else if (residual != nullptr && is_last(residual) != is_last(dst)) {
-        channels_last.erase(residual);
-        channels_last.erase(dst);
-        changed = true;
-      } else if (site.src_shares_layout && is_last(src) != is_last(dst)) {
-        channels_last.erase(src);
-        channels_last.erase(dst);
-        changed = true;
-      } else if ((is_last(src) || is_last(dst)) && !runs_well_as_laid_out(i)) {
-        for (std::int64_t other : site.srcs) channels_last.erase(site.call->operand(other));
-        for (const Value* value : {dst, residual}) channels_last.erase(value);
-        changed = true;
+      Layout lowest_src = layout(srcs[0]), highest = layout(dst);
+      for (const Value* src : srcs) lowest_src = std::min(lowest_src, layout(src));
+      for (const Value* value : srcs) highest = std::max(highest, layout(value));
+      if (residual != nullptr) highest = std::max(highest, layout(residual));
+      bool lowered = false;
+      for (const Value* src : srcs) lowered |= lower_to({src}, lowest_src);
+      if (!lowered && residual != nullptr && layout(residual) != layout(dst))
+        lowered = lower_to({residual, dst}, std::min(layout(residual), layout(dst)));
+      else if (!lowered && site.src_shares_layout && layout(srcs[0]) != layout(dst))
+        lowered = lower_to({srcs[0], dst}, std::min(layout(srcs[0]), layout(dst)));
+      else if (!lowered && highest != Layout::kPlain && !runs_well_as_laid_out(i)) {
+        auto step_down = static_cast<Layout>(static_cast<std::int64_t>(highest) - 1);
+        for (const Value* src : srcs)
+          if (layout(src) == highest) lower_to({src}, step_down);
+        for (const Value* value : {dst, residual})
+          if (value != nullptr && layout(value) == highest) lower_to({value}, step_down);
+        lowered = true;
       }
+      changed |= lowered;
     }
   }
   bool changed = false;
   for (const Site& site : sites) {
-    Layouts chosen = layouts(site);
+    Layouts laid_out = layouts(site);
     AttrMap& attrs = site.composite->mutable_attrs();
-    if (chosen.src_channels_last)
-      attrs.set(std::string(kSrcLayoutAttr), std::string(kChannelsLast));
-    if (chosen.dst_channels_last)
-      attrs.set(std::string(kDstLayoutAttr), std::string(kChannelsLast));
-    changed |= chosen.src_channels_last || chosen.dst_channels_last;
+    if (laid_out.src != Layout::kPlain)
+      attrs.set(std::string(kSrcLayoutAttr), std::string(layout_name(laid_out.src)));
+    if (laid_out.dst != Layout::kPlain)
+      attrs.set(std::string(kDstLayoutAttr), std::string(layout_name(laid_out.dst)));
+    changed |= laid_out.src != Layout::kPlain || laid_out.dst != Layout::kPlain;
   }
   return changed;
 }
 
 }  // namespace
 
+std::string_view layout_name(Layout layout) {
+  switch (layout) {
+    case Layout::kChannelsLast:
+      return "channels_last";
+    case Layout::kBlocked16:
+      return "blocked16";
+    case Layout::kPlain:
+      break;
+  }
+  return "plain";
+}
+
 Layouts layouts_of(const Function& composite) {
-  const AttrMap& attrs = composite.attrs();
-  return {.src_channels_last = attrs.string_or_none(kSrcLayoutAttr) == kChannelsLast,
-          .dst_channels_last = attrs.string_or_none(kDstLayoutAttr) == kChannelsLast};
+  auto read = [&](std::string_view attr) {
+    std::optional<std::string> name = composite.attrs().string_or_none(attr);
+    for (Layout layout : {Layout::kChannelsLast, Layout::kBlocked16})
+      if (name == layout_name(layout)) return layout;
+    return Layout::kPlain;
+  };
+  return {.src = read(kSrcLayoutAttr), .dst = read(kDstLayoutAttr)};
 }
 
 Expected<bool> keep_layouts(Module& module, const Target& target) {

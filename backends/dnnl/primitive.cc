@@ -41,16 +41,15 @@ memory::desc f32(memory::dims dims, Tag tag) { return memory::desc(dims, Dt::f32
   return attr;
 }
 
-// Channels last for a tensor of `rank` spatial dimensions: NWC, NHWC, NDHWC.
-Tag channels_last(std::size_t rank) {
-  return rank == 1 ? Tag::acb : rank == 2 ? Tag::acdb : Tag::acdeb;
-}
-
-// Data of 1 to 5 dimensions (batch, channels, spatial...): plain, or channels last when it has
-// spatial ones.
-Tag data_tag(std::size_t ndims, bool last) {
-  static const Tag plain_tags[] = {Tag::a, Tag::ab, Tag::abc, Tag::abcd, Tag::abcde};
-  return last && ndims >= 3 ? channels_last(ndims - 2) : plain_tags[ndims - 1];
+// Data of 1 to 5 dimensions (batch, channels, spatial...) laid out so, as the kernel's
+// dnnl_kernel_data_tag: channels last (NWC, NHWC, NDHWC) and blocked (nCw16c, nChw16c,
+// nCdhw16c) for data with spatial dimensions, plain otherwise.
+Tag data_tag(std::size_t ndims, Layout layout) {
+  static const Tag plain[] = {Tag::a, Tag::ab, Tag::abc, Tag::abcd, Tag::abcde};
+  static const Tag last[] = {Tag::acb, Tag::acdb, Tag::acdeb};
+  static const Tag blocked[] = {Tag::aBc16b, Tag::aBcd16b, Tag::aBcde16b};
+  if (layout == Layout::kPlain || ndims < 3) return plain[ndims - 1];
+  return layout == Layout::kChannelsLast ? last[ndims - 3] : blocked[ndims - 3];
 }
 
 // The rank of an implementation's instruction set ("brg:avx512_core"), as the kernel ranks
@@ -108,12 +107,17 @@ Expected<Primitive> conv_primitive(const ConvCall& call, const Target& target) {
     pad_begin.push_back(call.pad_begin[i]);
     pad_end.push_back(call.pad_end[i]);
   }
-  // Data channels last is given as such (oneDNN's convolutions compute it in place), unless
-  // Winograd, which wants its own blocked layout; plain data, as oneDNN likes it (the kernel
-  // reorders it).
-  bool blocked = call.algorithm == dnnl_convolution_winograd;
-  Tag src_tag = call.layouts.src_channels_last && !blocked ? channels_last(rank) : Tag::any;
-  Tag dst_tag = call.layouts.dst_channels_last && !blocked ? channels_last(rank) : Tag::any;
+  // Data in the caller's layout is computed in place where the algorithm takes it (Winograd
+  // only blocked, direct convolutions channels last too); else in the layout oneDNN likes,
+  // the kernel reordering it.
+  bool winograd = call.algorithm == dnnl_convolution_winograd;
+  auto in_place = [&](Layout layout) {
+    return layout == Layout::kBlocked16 || (layout == Layout::kChannelsLast && !winograd)
+               ? data_tag(rank + 2, layout)
+               : Tag::any;
+  };
+  Tag src_tag = in_place(call.layouts.src);
+  Tag dst_tag = in_place(call.layouts.dst);
   // With bf16, the data and weights are multiplied in bfloat16, summed in f32.
   Dt multiplied = call.bf16 ? Dt::bf16 : Dt::f32;
   return primitive([&](const ::dnnl::engine& engine) {
@@ -150,7 +154,7 @@ Expected<Primitive> matmul_primitive(const MatmulCall& call, const Target& targe
   memory::dims dst = dims(call.dst_dims);
   memory::dims bias_dims(rank, 1);
   bias_dims.back() = dst.back();
-  Tag plain = data_tag(rank, false);
+  Tag plain = data_tag(rank, Layout::kPlain);
   return primitive([&](const ::dnnl::engine& engine) {
     memory::desc bias = call.epilogue.bias != nullptr ? f32(bias_dims, plain) : memory::desc();
     // The result is plain, so a residual is read where it is, by a binary add.
@@ -177,7 +181,7 @@ Expected<Primitive> pool_primitive(const PoolCall& call, const Target& target) {
     pad_end.push_back(call.pad_end[i]);
   }
   // A pooling computes in its data's layout (the kernel reorders a result laid out otherwise).
-  Tag tag = data_tag(rank + 2, call.layouts.src_channels_last);
+  Tag tag = data_tag(rank + 2, call.layouts.src);
   return primitive([&](const ::dnnl::engine& engine) {
     ::dnnl::pooling_v2_forward::desc desc(
         ::dnnl::prop_kind::forward_inference, static_cast<::dnnl::algorithm>(call.algorithm),
@@ -204,8 +208,8 @@ Expected<Primitive> binary_primitive(const BinaryCall& call, const Target& targe
   memory::dims dims(call.dims, call.dims + rank), broadcast(call.broadcast, call.broadcast + rank);
   // Computed in the full operand's layout (the kernel reorders a result laid out otherwise);
   // the broadcast operand is plain.
-  Tag plain_tag = data_tag(rank, false);
-  Tag tag = data_tag(rank, call.layouts.src_channels_last);
+  Tag plain_tag = data_tag(rank, Layout::kPlain);
+  Tag tag = data_tag(rank, call.layouts.src);
   return primitive([&](const ::dnnl::engine& engine) {
     ::dnnl::binary::desc desc(static_cast<::dnnl::algorithm>(call.algorithm), f32(dims, tag),
                               f32(broadcast, plain_tag), f32(dims, tag));
@@ -226,7 +230,7 @@ Expected<Primitive> norm_primitive(const NormCall& call, const Target& target) {
           ::dnnl::layer_normalization_forward::primitive_desc(desc, attributes({}), engine)));
     }
     auto rank = static_cast<std::size_t>(call.rank);
-    Tag tag = data_tag(rank, call.layouts.src_channels_last);
+    Tag tag = data_tag(rank, call.layouts.src);
     ::dnnl::batch_normalization_forward::desc desc(
         ::dnnl::prop_kind::forward_inference, f32(memory::dims(call.dims, call.dims + rank), tag),
         call.epsilon, Flags::use_global_stats | Flags::use_scale | Flags::use_shift);

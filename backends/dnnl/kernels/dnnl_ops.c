@@ -13,7 +13,8 @@
 // `slot` is the call's part of the function's load-time state (zeroed by the executor); it
 // holds the pointer to the op's struct, which lives on the heap, never in a static: one
 // library may run in several executors at once. Data is f32, plain (NCW, NCHW, NCDHW) or, where
-// a layout argument is 1, channels last (NWC, NHWC, NDHWC); weights are plain (OIHW, grouped
+// a layout argument says so, channels last or blocked by 16 channels (dnnl_kernel_data_tag);
+// weights are plain (OIHW, grouped
 // GOIHW as the same bytes). The last two arguments of an op with a primitive (all but concat,
 // a copy) are the scratchpad the primitive needs, from the caller's memory (uma's arena), and
 // its size as the build measured it; should this CPU's primitive want more, the op allocates
@@ -349,12 +350,15 @@ static dnnl_format_tag_t dnnl_kernel_plain_tag(int ndims) {
   return ndims >= 1 && ndims <= 6 ? tags[ndims] : dnnl_format_tag_undef;
 }
 
-// The data layout of `ndims` dimensions (batch, channels, spatial...): plain, or with
-// `channels_last`, the channels innermost.
-static dnnl_format_tag_t dnnl_kernel_data_tag(int ndims, int64_t channels_last) {
-  static const dnnl_format_tag_t tags[] = {dnnl_acb, dnnl_acdb, dnnl_acdeb};
-  if (!channels_last) return dnnl_kernel_plain_tag(ndims);
-  return ndims >= 3 && ndims <= 5 ? tags[ndims - 3] : dnnl_format_tag_undef;
+// The data layout of `ndims` dimensions (batch, channels, spatial...): plain (0); channels
+// innermost (1: NWC, NHWC, NDHWC); or blocked by 16 channels (2: nCw16c, nChw16c, nCdhw16c,
+// Winograd's own). Data without spatial dimensions is plain.
+static dnnl_format_tag_t dnnl_kernel_data_tag(int ndims, int64_t layout) {
+  static const dnnl_format_tag_t last[] = {dnnl_acb, dnnl_acdb, dnnl_acdeb};
+  static const dnnl_format_tag_t blocked[] = {dnnl_aBc16b, dnnl_aBcd16b, dnnl_aBcde16b};
+  if (layout == 0 || ndims < 3) return dnnl_kernel_plain_tag(ndims);
+  if (ndims > 5 || layout > 2) return dnnl_format_tag_undef;
+  return layout == 1 ? last[ndims - 3] : blocked[ndims - 3];
 }
 
 // An extra memory of `md` for the executor's argument `arg` (its data given at each run).
@@ -408,18 +412,21 @@ int32_t dnnl_kernel_conv_init(DNNL_KERNEL_CONV_PARAMS) {
     weights_dims[weights_ndims - (int)rank + i] = k[i];
   }
 
-  // Channels-last data is computed in place, plain data where oneDNN likes it (reordered);
-  // Winograd always wants its own blocked layout.
-  int blocked = algorithm == dnnl_convolution_winograd;
+  // Data in the caller's layout is computed in place where the algorithm takes it (Winograd
+  // only blocked, direct convolutions channels last too); plain data in the layout oneDNN
+  // likes, reordered.
+  const int winograd = algorithm == dnnl_convolution_winograd;
+  const int src_in_place = src_layout == 2 || (src_layout == 1 && !winograd);
+  const int dst_in_place = dst_layout == 2 || (dst_layout == 1 && !winograd);
   dnnl_kernel_op* op = NULL;
   dnnl_primitive_attr_t attr = NULL;
   dnnl_memory_desc_t user_src, user_weights, user_dst, bias_md, any_src, any_weights, any_dst;
   dnnl_status_t status = dnnl_memory_desc_init_by_tag(&user_dst, ndims, dst_dims, dnnl_f32,
                                                       dnnl_kernel_data_tag(ndims, dst_layout));
   if (status == dnnl_success)
-    status = dnnl_kernel_new_op(slot, &op, &attr, bias != NULL, has_sum,
-                                dst_layout && !blocked ? &user_dst : NULL, eltwise, alpha, beta,
-                                eltwise2, alpha2, beta2);
+    status =
+        dnnl_kernel_new_op(slot, &op, &attr, bias != NULL, has_sum, dst_in_place ? &user_dst : NULL,
+                           eltwise, alpha, beta, eltwise2, alpha2, beta2);
   if (status == dnnl_success)
     status = dnnl_memory_desc_init_by_tag(&user_src, ndims, src_dims, dnnl_f32,
                                           dnnl_kernel_data_tag(ndims, src_layout));
@@ -434,11 +441,11 @@ int32_t dnnl_kernel_conv_init(DNNL_KERNEL_CONV_PARAMS) {
   if (status == dnnl_success)
     status = dnnl_memory_desc_init_by_tag(
         &any_src, ndims, src_dims, multiplied,
-        src_layout && !blocked ? dnnl_kernel_data_tag(ndims, 1) : dnnl_format_tag_any);
+        src_in_place ? dnnl_kernel_data_tag(ndims, src_layout) : dnnl_format_tag_any);
   if (status == dnnl_success)
     status = dnnl_memory_desc_init_by_tag(
         &any_dst, ndims, dst_dims, dnnl_f32,
-        dst_layout && !blocked ? dnnl_kernel_data_tag(ndims, 1) : dnnl_format_tag_any);
+        dst_in_place ? dnnl_kernel_data_tag(ndims, dst_layout) : dnnl_format_tag_any);
   if (status == dnnl_success)
     status = dnnl_memory_desc_init_by_tag(&any_weights, weights_ndims, weights_dims, multiplied,
                                           dnnl_format_tag_any);
@@ -583,8 +590,9 @@ int32_t dnnl_kernel_matmul(DNNL_KERNEL_MATMUL_PARAMS) {
 
 // ---- concatenation of `inputs` tensors of `rank` dimensions along `axis`, copied by rows:
 // srcs and sizes are arrays of `inputs` (each operand, and its size along the axis), d0.. the
-// result's dims; operands and result share one layout. No oneDNN primitive: 2.6's concat took
-// 6 to 87 us at ShuffleNet's and DenseNet's sizes, where these copies take 1 to 10 ----
+// result's dims; operands and result share one layout, plain or channels last. No oneDNN
+// primitive: 2.6's concat took 6 to 87 us at ShuffleNet's and DenseNet's sizes, where these copies
+// take 1 to 10 ----
 
 #define DNNL_KERNEL_CONCAT_PARAMS                                                            \
   void *slot, void *srcs, float *dst, int64_t inputs, void *sizes, int64_t rank, int64_t d0, \
@@ -605,7 +613,7 @@ int32_t dnnl_kernel_concat(DNNL_KERNEL_CONCAT_PARAMS) {
   void* const* data = (void* const*)srcs;
   const int64_t* size = (const int64_t*)sizes;
   if (data == NULL || size == NULL || dst == NULL || rank < 1 || rank > 5 || axis < 0 ||
-      axis >= rank || inputs < 1 || src_layout != dst_layout)
+      axis >= rank || inputs < 1 || src_layout != dst_layout || src_layout > 1)
     return DNNL_KERNEL_BAD_ARGUMENTS;
   // The dimensions in memory order: channels last puts axis 1 after the spatial ones.
   const int64_t dims[5] = {d0, d1, d2, d3, d4};

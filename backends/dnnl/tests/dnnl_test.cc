@@ -168,10 +168,9 @@ std::vector<std::string> layouts_after_partition(Context& ctx, Module& m) {
     for (const auto& node : region->nodes()) {
       if (node->callee() == nullptr) continue;
       Layouts layouts = layouts_of(*node->callee());
-      auto name = [](bool channels_last) { return channels_last ? "channels_last" : "plain"; };
       out.push_back(fmt::format("{}: {} -> {}",
                                 node->callee()->attrs().string_or_none("Composite").value_or("?"),
-                                name(layouts.src_channels_last), name(layouts.dst_channels_last)));
+                                layout_name(layouts.src), layout_name(layouts.dst)));
     }
   }
   return out;
