@@ -19,11 +19,14 @@
 // a copy) are the scratchpad the primitive needs, from the caller's memory (uma's arena), and
 // its size as the build measured it; should this CPU's primitive want more, the op allocates
 // its own. oneDNN runs on OpenMP, whose thread
-// count the executor sets from the run's thread option.
+// count the executor sets from the run's thread option; a small primitive runs on one.
 //
 // Returns 0, or DNNL_KERNEL_STATUS_BASE + the dnnl_status_t of the call that failed (the
 // executor reports it, naming the function).
 #include <oneapi/dnnl/dnnl.h>
+#ifdef _OPENMP
+#include <omp.h>
+#endif
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -54,7 +57,35 @@ typedef struct dnnl_kernel_op {
   size_t dst_bytes;
   int has_bias, has_sum, binary_residual, binary_op;
   int caller_scratchpad;  // the scratchpad is the caller's, given at each run
+  int one_thread;         // made and run on one thread: too small to share
 } dnnl_kernel_op;
+
+// A primitive whose data and weights take fewer bytes than this is made and run on one
+// thread: OpenMP's fork and join cost it more than the second thread saves (the tiny
+// transformer's 23 primitives took 0.13 ms a run on 2 threads, 0.046 ms on 1). Made so, its
+// work is split for one thread, so it is run so too.
+#define DNNL_KERNEL_ONE_THREAD_BYTES ((size_t)128 * 1024)
+
+// Sets one thread for what follows when `op` is small; returns the thread count to restore
+// (0: nothing to restore).
+static int dnnl_kernel_enter(const dnnl_kernel_op* op) {
+#ifdef _OPENMP
+  int threads = omp_get_max_threads();
+  if (op->one_thread && threads > 1) {
+    omp_set_num_threads(1);
+    return threads;
+  }
+#endif
+  (void)op;
+  return 0;
+}
+
+static void dnnl_kernel_leave(int threads) {
+#ifdef _OPENMP
+  if (threads > 0) omp_set_num_threads(threads);
+#endif
+  (void)threads;
+}
 
 static void* dnnl_kernel_alloc(size_t bytes) {
   return aligned_alloc(64, (bytes + 63) / 64 * 64 + 64);
@@ -183,8 +214,8 @@ static int32_t dnnl_kernel_finish_init(dnnl_kernel_op* op, dnnl_primitive_desc_t
 
 // One run: src → the primitive → dst, adding `residual` first when the op has a sum; for a
 // binary op, `residual` is its second operand; `extras`, the op's extra memories' data.
-static int32_t dnnl_kernel_execute_with(dnnl_kernel_op* op, const float* src, const float* residual,
-                                        float* dst, void* scratchpad, const float* const* extras) {
+static int32_t dnnl_kernel_run(dnnl_kernel_op* op, const float* src, const float* residual,
+                               float* dst, void* scratchpad, const float* const* extras) {
   if (op == NULL || src == NULL || dst == NULL || (op->has_sum && residual == NULL) ||
       (op->caller_scratchpad && scratchpad == NULL))
     return DNNL_KERNEL_BAD_ARGUMENTS;
@@ -230,6 +261,15 @@ static int32_t dnnl_kernel_execute_with(dnnl_kernel_op* op, const float* src, co
     status = dnnl_kernel_run_reorder(op->dst_reorder, op->stream, op->dst, op->user_dst);
   if (status == dnnl_success) status = dnnl_stream_wait(op->stream);
   return status == dnnl_success ? 0 : DNNL_KERNEL_STATUS_BASE + (int32_t)status;
+}
+
+static int32_t dnnl_kernel_execute_with(dnnl_kernel_op* op, const float* src, const float* residual,
+                                        float* dst, void* scratchpad, const float* const* extras) {
+  if (op == NULL) return DNNL_KERNEL_BAD_ARGUMENTS;
+  int threads = dnnl_kernel_enter(op);
+  int32_t result = dnnl_kernel_run(op, src, residual, dst, scratchpad, extras);
+  dnnl_kernel_leave(threads);
+  return result;
 }
 
 static int32_t dnnl_kernel_execute(dnnl_kernel_op* op, const float* src, const float* residual,
@@ -333,15 +373,22 @@ static int32_t dnnl_kernel_create(void* slot, dnnl_kernel_op* op, dnnl_primitive
                                   const dnnl_memory_desc_t* user_dst_md, const float* weights,
                                   const float* bias, int64_t max_isa, int64_t scratchpad_bytes) {
   dnnl_primitive_desc_t pd = NULL;
-  if (status == dnnl_success)
+  int threads = 0;
+  if (status == dnnl_success) {
+    size_t bytes = dnnl_memory_desc_get_size(user_src_md) + dnnl_memory_desc_get_size(user_dst_md);
+    if (user_weights_md != NULL) bytes += dnnl_memory_desc_get_size(user_weights_md);
+    op->one_thread = bytes < DNNL_KERNEL_ONE_THREAD_BYTES;
+    threads = dnnl_kernel_enter(op);
     status = dnnl_kernel_first_within(&pd, desc, attr, op->engine, max_isa);
-  if (attr != NULL) dnnl_primitive_attr_destroy(attr);
-  if (status != dnnl_success) {
-    if (op != NULL) dnnl_kernel_release(slot);
-    return DNNL_KERNEL_STATUS_BASE + (int32_t)status;
   }
-  return dnnl_kernel_finish_init(op, pd, user_src_md, user_weights_md, bias_md, user_dst_md,
-                                 weights, bias, scratchpad_bytes, slot);
+  if (attr != NULL) dnnl_primitive_attr_destroy(attr);
+  int32_t result = status == dnnl_success
+                       ? dnnl_kernel_finish_init(op, pd, user_src_md, user_weights_md, bias_md,
+                                                 user_dst_md, weights, bias, scratchpad_bytes, slot)
+                       : DNNL_KERNEL_STATUS_BASE + (int32_t)status;
+  dnnl_kernel_leave(threads);
+  if (status != dnnl_success && op != NULL) dnnl_kernel_release(slot);
+  return result;
 }
 
 static dnnl_format_tag_t dnnl_kernel_plain_tag(int ndims) {
