@@ -9,6 +9,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
 #include <filesystem>
@@ -67,10 +68,11 @@ std::string describe(const Recipe& recipe) {
   return fmt::format("{}({})", recipe.op, fmt::join(operands, ", "));
 }
 
-// Every instance of `pattern`, up to `limit`: each alternative and each op of an op set. A
-// predicate on attributes or types is left to the match; tuples and dominators are not
-// instantiated (an empty list).
-std::vector<Recipe> instances(const Pattern& pattern, std::size_t limit) {
+// Every instance of `pattern`, up to `limit`: each alternative and each op of an op set; an op
+// whose operands the pattern leaves open gets as many parameters as it needs (2 for one of
+// any number: a concatenation). A predicate on attributes or types is left to the match;
+// tuples and dominators are not instantiated (an empty list).
+std::vector<Recipe> instances(const Pattern& pattern, std::size_t limit, const OpRegistry& ops) {
   switch (pattern.kind) {
     case PatternKind::Wildcard:
     case PatternKind::Input:
@@ -78,20 +80,31 @@ std::vector<Recipe> instances(const Pattern& pattern, std::size_t limit) {
     case PatternKind::Constant:
       return {Recipe{.kind = Recipe::Kind::kConstant}};
     case PatternKind::Alt: {
-      std::vector<Recipe> all = instances(*pattern.children[0], limit);
-      for (Recipe& r : instances(*pattern.children[1], limit))
+      std::vector<Recipe> all = instances(*pattern.children[0], limit, ops);
+      for (Recipe& r : instances(*pattern.children[1], limit, ops))
         if (all.size() < limit) all.push_back(std::move(r));
       return all;
     }
     case PatternKind::AttrPred:
     case PatternKind::TypePred:
-      return instances(*pattern.children[0], limit);
+      return instances(*pattern.children[0], limit, ops);
     case PatternKind::Op: {
-      if (!pattern.operands) return {};
+      if (!pattern.operands) {
+        std::vector<Recipe> all;
+        for (const std::string& op : pattern.ops)
+          if (const OpDef* def = ops.find(op); def != nullptr && all.size() < limit)
+            all.push_back(
+                Recipe{.kind = Recipe::Kind::kOp,
+                       .op = op,
+                       .operands = std::vector<Recipe>(static_cast<std::size_t>(
+                           def->max_inputs == OpDef::kVariadic ? std::max(def->min_inputs, 2)
+                                                               : def->min_inputs))});
+        return all;
+      }
       std::vector<std::vector<Recipe>> combos{{}};
       for (const PatternPtr& operand : *pattern.operands) {
         std::vector<std::vector<Recipe>> next;
-        for (const Recipe& r : instances(*operand, limit))
+        for (const Recipe& r : instances(*operand, limit, ops))
           for (const std::vector<Recipe>& combo : combos)
             if (next.size() < limit) {
               next.push_back(combo);
@@ -498,7 +511,7 @@ Expected<int> test_backend(const TestBackendOptions& options) {
     std::shared_ptr<const Backend> backend = context.backends().find(target.name());
     for (const BackendPattern& pattern : backend->spec().patterns) {
       std::size_t before = cases.size();
-      std::vector<Recipe> recipes = instances(*pattern.pattern, 8);
+      std::vector<Recipe> recipes = instances(*pattern.pattern, 8, context.ops());
       auto run_one = [&](const Recipe& recipe, const Variant& variant) -> Expected<bool> {
         if (cases.size() - before >= options.max_variants) return false;
         Case identity{.pattern = fmt::format("{}.{}", target.name(), pattern.name),

@@ -1,5 +1,6 @@
 // The dnnl backend's C: each composite the backend takes is one oneDNN primitive (through
-// oneDNN's C API, since the generated code is C), created once when the model loads.
+// oneDNN's C API, since the generated code is C), created once when the model loads; but a
+// concatenation, which it copies by rows itself.
 //
 // Every op (conv, dense, matmul, concat, pool, softmax, binary, batch_norm, layer_norm,
 // eltwise) has three entry points with the same arguments after the state slot:
@@ -12,14 +13,14 @@
 //   dnnl_kernel_release(slot)         when the executor is destroyed
 // `slot` is the call's part of the function's load-time state (zeroed by the executor); it
 // holds the pointer to the op's struct, which lives on the heap, never in a static: one
-// library may run in several executors at once. Data is f32, plain (NCW, NCHW, NCDHW) or, where
-// a layout argument says so, channels last or blocked by 16 channels (dnnl_kernel_data_tag);
-// weights are plain (OIHW, grouped
-// GOIHW as the same bytes). The last two arguments of an op with a primitive (all but concat,
-// a copy) are the scratchpad the primitive needs, from the caller's memory (uma's arena), and
-// its size as the build measured it; should this CPU's primitive want more, the op allocates
-// its own. oneDNN runs on OpenMP, whose thread
-// count the executor sets from the run's thread option; a small primitive runs on one.
+// library may run in several executors at once. Data is f32, plain (NCW, NCHW, NCDHW) or,
+// where a layout argument says so, channels last or blocked by 16 channels
+// (dnnl_kernel_data_tag); weights are plain (OIHW, grouped GOIHW as the same bytes). The last
+// two arguments of an op with a primitive (all but concat, a copy) are the scratchpad the
+// primitive needs, from the caller's memory (uma's arena), and its size as the build measured
+// it; should this CPU's primitive want more, the op allocates its own. oneDNN runs on OpenMP,
+// whose thread count the executor sets from the run's thread option; a small primitive runs
+// on one.
 //
 // Returns 0, or DNNL_KERNEL_STATUS_BASE + the dnnl_status_t of the call that failed (the
 // executor reports it, naming the function).
