@@ -127,7 +127,9 @@ Expected<Primitive> conv_primitive(const ConvCall& call, const Target& target) {
         ::dnnl::prop_kind::forward_inference, static_cast<::dnnl::algorithm>(call.algorithm),
         memory::desc(src, multiplied, src_tag), memory::desc(weights, multiplied, Tag::any), bias,
         f32(dst, dst_tag), strides, dilation, pad_begin, pad_end);
-    memory::desc in_place = dst_tag == Tag::any ? memory::desc() : f32(dst, dst_tag);
+    // A residual is read where it is by a binary add when the result is computed in place;
+    // Winograd has no binary post-op, so it adds one copied into the destination (sum).
+    memory::desc in_place = dst_tag == Tag::any || winograd ? memory::desc() : f32(dst, dst_tag);
     return first_within(target, ::dnnl::convolution_forward::primitive_desc(
                                     desc, attributes(call.epilogue, in_place), engine));
   });

@@ -462,7 +462,9 @@ int32_t dnnl_kernel_conv_init(DNNL_KERNEL_CONV_PARAMS) {
 
   // Data in the caller's layout is computed in place where the algorithm takes it (Winograd
   // only blocked, direct convolutions channels last too); plain data in the layout oneDNN
-  // likes, reordered.
+  // likes, reordered. A residual is read in place by a binary add where the result is
+  // computed in place, but by Winograd, which has no binary post-op: it sums what the
+  // destination holds.
   const int winograd = algorithm == dnnl_convolution_winograd;
   const int src_in_place = src_layout == 2 || (src_layout == 1 && !winograd);
   const int dst_in_place = dst_layout == 2 || (dst_layout == 1 && !winograd);
@@ -472,9 +474,9 @@ int32_t dnnl_kernel_conv_init(DNNL_KERNEL_CONV_PARAMS) {
   dnnl_status_t status = dnnl_memory_desc_init_by_tag(&user_dst, ndims, dst_dims, dnnl_f32,
                                                       dnnl_kernel_data_tag(ndims, dst_layout));
   if (status == dnnl_success)
-    status =
-        dnnl_kernel_new_op(slot, &op, &attr, bias != NULL, has_sum, dst_in_place ? &user_dst : NULL,
-                           eltwise, alpha, beta, eltwise2, alpha2, beta2);
+    status = dnnl_kernel_new_op(slot, &op, &attr, bias != NULL, has_sum,
+                                dst_in_place && !winograd ? &user_dst : NULL, eltwise, alpha, beta,
+                                eltwise2, alpha2, beta2);
   if (status == dnnl_success)
     status = dnnl_memory_desc_init_by_tag(&user_src, ndims, src_dims, dnnl_f32,
                                           dnnl_kernel_data_tag(ndims, src_layout));

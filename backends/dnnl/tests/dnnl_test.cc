@@ -841,6 +841,39 @@ TEST_F(DnnlTest, WinogradAutoTakesTheWideLayers) {
   EXPECT_EQ(algorithm(64, "dnnl --winograd=off"), dnnl_convolution_direct);
 }
 
+// In a region with Winograd convolutions, data stays blocked by 16 channels (their own
+// layout) from one composite to the next, with no reorder between; a value of 24 channels
+// cannot be, and the convolutions beside it, given two layouts, would be oneDNN's reference
+// ones: their values step down to channels last.
+TEST_F(DnnlTest, DataStaysBlockedAroundWinogradConvolutions) {
+  auto block = [&](bool narrow) {
+    return model([&](Function& main, ModelBuilder& mb) {
+      Builder& b = mb.builder();
+      Value* x = main.add_param(TensorType{DType::f32, {1, 64, 14, 14}}, "x");
+      ConvSpec wide{.out_channels = 64, .padding = {1, 1, 1, 1}, .activation = "nn.relu"};
+      Value* a = mb.conv(x, wide);
+      Value* c =
+          narrow ? mb.conv(mb.conv(a, {.out_channels = 24, .kernel = 1}),
+                           {.out_channels = 64, .kernel = 1})
+                 : b.value("add", {mb.conv(a, {.out_channels = 64, .padding = {1, 1, 1, 1}}), a});
+      main.set_outputs({b.value("nn.global_avg_pool", {c})});
+    });
+  };
+  auto wide = block(false);
+  build::HostBuild built = check(*wide, {"dnnl"});
+  EXPECT_EQ(count(code(built), "dnnl_kernel_conv(&"), 2u);
+  EXPECT_EQ(layouts_after_partition(ctx, *wide),
+            (std::vector<std::string>{"dnnl.conv: plain -> blocked16",
+                                      "dnnl.conv: blocked16 -> blocked16",
+                                      "dnnl.pool: blocked16 -> plain"}));
+  auto narrow = block(true);
+  check(*narrow, {"dnnl"});
+  EXPECT_EQ(layouts_after_partition(ctx, *narrow),
+            (std::vector<std::string>{
+                "dnnl.conv: plain -> channels_last", "dnnl.conv: channels_last -> channels_last",
+                "dnnl.conv: channels_last -> channels_last", "dnnl.pool: channels_last -> plain"}));
+}
+
 TEST_F(DnnlTest, WinogradIsAutoOnOrOff) {
   auto parsed = build::parse_targets(ctx, {"dnnl --winograd=maybe"});
   ASSERT_FALSE(parsed.ok());
