@@ -293,7 +293,7 @@ Expected<ConcatCall> concat_call(const std::vector<const Node*>& nodes) {
   for (std::size_t i = 0; i < result.size(); ++i) call.dims[i] = result[i];
   for (const Value* operand : concat->operands()) {
     std::int64_t size = operand->tensor_type().shape[static_cast<std::size_t>(call.axis)];
-    // oneDNN's memories have no empty dimension.
+    // An operand of no elements may have no buffer to point to.
     if (size == 0) return make_error("an operand is empty along axis {}", call.axis);
     call.sizes.push_back(size);
   }

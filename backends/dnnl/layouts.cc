@@ -1,25 +1,29 @@
-// dnnl-layouts (POST_PARTITIONING_1): channels-last data between the convolutions,
-// poolings, batch normalizations, binary and unary elementwise ops and concatenations of a
-// region.
+// dnnl-layouts (POST_PARTITIONING_1): data kept in oneDNN's own layouts between the
+// convolutions, poolings, batch normalizations, binary and unary elementwise ops and
+// concatenations of a region.
 //
-// oneDNN's convolutions on this kind of CPU compute channels last (NHWC); given plain data
-// (NCHW), each reorders its input there and its result back, at every call. A value that
-// one dnnl.conv, dnnl.pool, batch dnnl.norm, dnnl.binary, dnnl.eltwise or dnnl.concat (of
-// rank 3 to 5) of a region makes and that only others of the same region read, as their data
-// (a binary op's full operand, any operand of a concatenation) or as a convolution's residual, has
-// no reader that needs it plain: it stays channels last (same size, so the memory plan is
-// unchanged).
+// oneDNN's direct convolutions on this kind of CPU compute channels last (NHWC), its Winograd
+// ones blocked by 16 channels (nChw16c); given plain data (NCHW), each reorders its input
+// there and its result back, at every call. A value that one dnnl.conv, dnnl.pool, batch
+// dnnl.norm, dnnl.binary, dnnl.eltwise or dnnl.concat (of rank 3 to 5) of a region makes and
+// that only others of the same region read, as their data (a binary op's full operand, any
+// operand of a concatenation) or as a convolution's residual, has no reader that needs it
+// plain. It starts at the best layout it may take: blocked by 16 channels in a region with
+// Winograd convolutions, where its channels are a multiple of 16 (oneDNN's other primitives
+// compute blocked data as fast); else channels last. Both have the plain layout's size, so
+// the memory plan is unchanged. Since a primitive given two different layouts is oneDNN's
+// reference one, values then step down (blocked, channels last, plain) until every composite
+// agrees with its layouts.
 //
 // Assumes: partition-graph ran; the composites of a dnnl region are calls of composite
 // functions called once each.
-// Guarantees: each such composite whose data or result stays channels last
-// has the function attribute src_layout or dst_layout = "channels_last" (dnnl.h). A
-// concatenation's operands share one layout, a residual shares its convolution's result layout
-// (oneDNN's sum reads the destination), an eltwise's data shares its result's (it maps the values
-// of a flat array, each alone, so it computes the same in any layout the two share: conv -> relu ->
-// conv stays channels last), and every composite so laid out has a primitive that is not oneDNN's
-// reference one; values for which that cannot hold stay plain. The region's parameters and results
-// stay plain.
+// Guarantees: each such composite whose data or result is not plain has the function
+// attribute src_layout or dst_layout naming its layout (dnnl.h). A concatenation's operands
+// share one layout, and share it with its result (its copy takes plain or channels-last
+// rows); a residual shares its convolution's result layout; an eltwise's data shares its
+// result's (it maps the values of a flat array, each alone, so it computes the same in any
+// layout the two share); and every composite so laid out has a primitive that is not
+// oneDNN's reference one. The region's parameters and results stay plain.
 #include <oneapi/dnnl/dnnl.h>
 
 #include <algorithm>
@@ -226,9 +230,9 @@ bool lay_out(Function& region, const Target& target,
       for (const Value* src : srcs) lowered |= lower_to({src}, lowest_src);
       if (!lowered && residual != nullptr && layout(residual) != layout(dst))
         lowered = lower_to({residual, dst}, std::min(layout(residual), layout(dst)));
-      else if (!lowered && site.src_shares_layout && layout(srcs[0]) != layout(dst))
+      if (!lowered && site.src_shares_layout && layout(srcs[0]) != layout(dst))
         lowered = lower_to({srcs[0], dst}, std::min(layout(srcs[0]), layout(dst)));
-      else if (!lowered && highest != Layout::kPlain && !runs_well_as_laid_out(i)) {
+      if (!lowered && highest != Layout::kPlain && !runs_well_as_laid_out(i)) {
         auto step_down = static_cast<Layout>(static_cast<std::int64_t>(highest) - 1);
         for (const Value* src : srcs)
           if (layout(src) == highest) lower_to({src}, step_down);
