@@ -19,7 +19,7 @@
 //   dnnl_kernel_binary(src, src1, dst, rank, dims[5], broadcast[5], algorithm, src_layout,
 //                      dst_layout, ...)
 //   dnnl_kernel_batch_norm(src, scale, shift, mean, variance, dst, rank, dims[5], epsilon,
-//                          src_layout, dst_layout, ...)
+//                          src_layout, dst_layout, relu, ...)
 //   dnnl_kernel_layer_norm(src, scale, shift, dst, outer, inner, has_shift, epsilon, ...)
 //   dnnl_kernel_eltwise(src, dst, elements, algorithm, alpha, beta, ...)
 //
@@ -410,6 +410,7 @@ Expected<NormCall> norm_call(const std::vector<const Node*>& nodes) {
   if (axis < 0) axis += rank;
   NormCall call;
   call.layer = norm->is_op("nn.layer_norm");
+  call.relu = find(nodes, "nn.relu") != nullptr;
   call.epsilon = static_cast<float>(norm->attrs().get_float("epsilon"));
   call.rank = rank;
   for (std::int64_t i = 0; i < rank; ++i) {
@@ -587,6 +588,7 @@ Expected<lower::ExternCall> lower_norm(const lower::CompositeOperands& operands,
   for (std::int64_t size : call.dims) args.push_back(Expr(size));
   args.push_back(lower::constant(DType::f32, call.epsilon));
   add_layout_args(call.layouts, args);
+  args.push_back(Expr(std::int64_t{call.relu}));
   return extern_call("batch_norm", std::move(args), target, norm_primitive(call, target));
 }
 

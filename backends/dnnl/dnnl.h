@@ -5,9 +5,9 @@
 //   patterns.cc     dnnl.conv, dnnl.dense (nn.dense, or nn.matmul by a constant), dnnl.matmul
 //                   (nn.matmul of two computed tensors, either one maybe transposed): anchor →
 //                   bias → residual add → activation;
-//                   dnnl.concat, dnnl.pool, dnnl.softmax, dnnl.norm (batch and layer
-//                   normalization), dnnl.binary (add, multiply, ... broadcasting one operand),
-//                   dnnl.eltwise (a unary op): the op alone
+//                   dnnl.concat, dnnl.pool, dnnl.softmax, dnnl.norm (batch, maybe then relu, and
+//                   layer normalization), dnnl.binary (add, multiply, ... broadcasting one
+//                   operand), dnnl.eltwise (a unary op): the op alone
 //   epilogue.cc     what follows the anchor in a composite, as oneDNN's bias and post-ops
 //   primitive.cc    the primitive oneDNN would make for a composite, and its implementation
 //   calls.cc        each composite's lowering: one call of the kernel's entry point
@@ -157,10 +157,12 @@ struct BinaryCall {
 };
 
 // A batch normalization of data of 2 to 5 dimensions, channels along axis 1 (each parameter
-// one value per channel); or a layer normalization of the data viewed as [outer, inner], its
+// one value per channel), maybe with a relu after it (oneDNN's fuse_norm_relu: DenseNet's
+// pre-activations); or a layer normalization of the data viewed as [outer, inner], its
 // scale and shift one value per inner element.
 struct NormCall {
   bool layer = false;
+  bool relu = false;
   std::int64_t rank = 0, dims[5] = {1, 1, 1, 1, 1};
   std::int64_t outer = 1, inner = 1;
   bool has_shift = true;

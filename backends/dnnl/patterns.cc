@@ -74,7 +74,10 @@ PatternPtr softmax_pattern() {
   return is_op(std::vector<std::string>{"nn.softmax", "nn.log_softmax"}, {wildcard()});
 }
 
-PatternPtr norm_pattern() { return is_op({"nn.batch_norm", "nn.layer_norm"}); }
+// A batch normalization and the relu after it first (one primitive), else either alone.
+PatternPtr norm_pattern() {
+  return alt(is_op("nn.relu", {is_op("nn.batch_norm")}), is_op({"nn.batch_norm", "nn.layer_norm"}));
+}
 
 // A unary op, or power by a constant exponent (which the composite holds).
 PatternPtr eltwise_pattern() {

@@ -235,7 +235,9 @@ Expected<Primitive> norm_primitive(const NormCall& call, const Target& target) {
     Tag tag = data_tag(rank, call.layouts.src);
     ::dnnl::batch_normalization_forward::desc desc(
         ::dnnl::prop_kind::forward_inference, f32(memory::dims(call.dims, call.dims + rank), tag),
-        call.epsilon, Flags::use_global_stats | Flags::use_scale | Flags::use_shift);
+        call.epsilon,
+        Flags::use_global_stats | Flags::use_scale | Flags::use_shift |
+            (call.relu ? Flags::fuse_norm_relu : Flags::none));
     return ::dnnl::primitive_desc(first_within(
         target, ::dnnl::batch_normalization_forward::primitive_desc(desc, attributes({}), engine)));
   });

@@ -838,12 +838,13 @@ int32_t dnnl_kernel_binary(DNNL_KERNEL_BINARY_PARAMS) {
 }
 
 // ---- batch normalization (inference: the given mean and variance, scale and shift), the
-// channels along axis 1 of up to 5 dimensions ----
+// channels along axis 1 of up to 5 dimensions; with relu, a relu of its result (oneDNN's
+// fuse_norm_relu) ----
 
-#define DNNL_KERNEL_BATCH_NORM_PARAMS                                                      \
-  void *slot, const float *src, const float *scale, const float *shift, const float *mean, \
-      const float *variance, float *dst, int64_t rank, int64_t d0, int64_t d1, int64_t d2, \
-      int64_t d3, int64_t d4, float epsilon, int64_t src_layout, int64_t dst_layout,       \
+#define DNNL_KERNEL_BATCH_NORM_PARAMS                                                              \
+  void *slot, const float *src, const float *scale, const float *shift, const float *mean,         \
+      const float *variance, float *dst, int64_t rank, int64_t d0, int64_t d1, int64_t d2,         \
+      int64_t d3, int64_t d4, float epsilon, int64_t src_layout, int64_t dst_layout, int64_t relu, \
       int64_t max_isa, int64_t scratchpad_bytes, void *scratchpad
 
 int32_t dnnl_kernel_batch_norm_init(DNNL_KERNEL_BATCH_NORM_PARAMS);
@@ -873,7 +874,7 @@ int32_t dnnl_kernel_batch_norm_init(DNNL_KERNEL_BATCH_NORM_PARAMS) {
   if (status == dnnl_success)
     status = dnnl_batch_normalization_forward_desc_init(
         &desc, dnnl_forward_inference, &user_src, epsilon,
-        dnnl_use_global_stats | dnnl_use_scale | dnnl_use_shift);
+        dnnl_use_global_stats | dnnl_use_scale | dnnl_use_shift | (relu ? dnnl_fuse_norm_relu : 0));
   return dnnl_kernel_create(slot, op, attr, status, &desc, &user_src, NULL, NULL, &user_dst, NULL,
                             NULL, max_isa, scratchpad_bytes);
 }
@@ -881,7 +882,7 @@ int32_t dnnl_kernel_batch_norm_init(DNNL_KERNEL_BATCH_NORM_PARAMS) {
 int32_t dnnl_kernel_batch_norm(DNNL_KERNEL_BATCH_NORM_PARAMS);
 int32_t dnnl_kernel_batch_norm(DNNL_KERNEL_BATCH_NORM_PARAMS) {
   (void)rank, (void)d0, (void)d1, (void)d2, (void)d3, (void)d4, (void)epsilon, (void)src_layout,
-      (void)dst_layout, (void)max_isa, (void)scratchpad_bytes;
+      (void)dst_layout, (void)relu, (void)max_isa, (void)scratchpad_bytes;
   const float* extras[] = {scale, shift, mean, variance};
   return dnnl_kernel_execute_with(*(dnnl_kernel_op**)slot, src, NULL, dst, scratchpad, extras);
 }

@@ -643,17 +643,19 @@ TEST_F(DnnlTest, AValueABinaryOpBroadcastsStaysPlain) {
                                 "dnnl.conv: channels_last -> plain"}));
 }
 
-// Batch normalization with its statistics, and layer normalization over the last axis or
-// the last two, with and without a shift: each one call of dnnl.
+// Batch normalization with its statistics (and a relu after it), and layer normalization over
+// the last axis or the last two, with and without a shift: each one call of dnnl.
 TEST_F(DnnlTest, BatchAndLayerNormalizations) {
   struct Case {
     std::string op;
     Shape data;
     std::int64_t axis;
     std::vector<Shape> params;
+    bool relu = false;  // then a relu: one primitive with the batch normalization
   };
   std::vector<Case> cases = {
       {"nn.batch_norm", {2, 8, 5, 5}, 1, {{8}, {8}, {8}, {8}}},
+      {"nn.batch_norm", {1, 16, 6, 6}, 1, {{16}, {16}, {16}, {16}}, true},
       {"nn.batch_norm", {3, 6}, 1, {{6}, {6}, {6}, {6}}},
       {"nn.layer_norm", {2, 5, 24}, -1, {{24}, {24}}},
       {"nn.layer_norm", {2, 5, 4, 6}, 2, {{4, 6}, {4, 6}}},
@@ -674,11 +676,12 @@ TEST_F(DnnlTest, BatchAndLayerNormalizations) {
           values->set(i, variance ? std::abs(random->get(i)) + 0.1 : random->get(i));
         operands.push_back(b.constant(values));
       }
-      main.set_outputs(
-          {b.value(c.op, operands, test::make_attrs({{"axis", c.axis}, {"epsilon", 1e-3}}))});
+      Value* y = b.value(c.op, operands, test::make_attrs({{"axis", c.axis}, {"epsilon", 1e-3}}));
+      main.set_outputs({c.relu ? b.value("nn.relu", {y}) : y});
     });
     build::HostBuild built = check(*m, {"dnnl"});
     EXPECT_EQ(functions_on(built, "c"), 0u);
+    EXPECT_EQ(count(code(built), "dnnl_kernel_eltwise(&"), 0u);
     std::string entry =
         c.op == "nn.batch_norm" ? "dnnl_kernel_batch_norm(&" : "dnnl_kernel_layer_norm(&";
     EXPECT_EQ(count(code(built), entry), 1u);
