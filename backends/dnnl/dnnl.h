@@ -121,7 +121,7 @@ struct MatmulCall {
 // A concatenation of tensors of `rank` dimensions (1 to 5) along `axis`: the result's
 // dimensions, and each operand's size along the axis; its operands and result share one
 // layout. The kernel copies it by rows itself: oneDNN 2.6's concat took 6 to 87 µs where the
-// copy takes 1 to 10 (ShuffleNet's and DenseNet's sizes, 2 threads).
+// copy takes 1 to 10 (ShuffleNet's sizes, 2 threads).
 struct ConcatCall {
   std::int64_t rank = 0, axis = 0;
   std::int64_t dims[5] = {1, 1, 1, 1, 1};

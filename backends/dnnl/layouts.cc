@@ -30,7 +30,6 @@
 #include <functional>
 #include <optional>
 #include <unordered_map>
-#include <unordered_set>
 
 #include "backends/dnnl/dnnl.h"
 #include "uma/partition/partition.h"

@@ -641,7 +641,7 @@ int32_t dnnl_kernel_matmul(DNNL_KERNEL_MATMUL_PARAMS) {
 // ---- concatenation of `inputs` tensors of `rank` dimensions along `axis`, copied by rows:
 // srcs and sizes are arrays of `inputs` (each operand, and its size along the axis), d0.. the
 // result's dims; operands and result share one layout, plain or channels last. No oneDNN
-// primitive: 2.6's concat took 6 to 87 us at ShuffleNet's and DenseNet's sizes, where these copies
+// primitive: 2.6's concat took 6 to 87 us at ShuffleNet's sizes, where these copies
 // take 1 to 10 ----
 
 #define DNNL_KERNEL_CONCAT_PARAMS                                                            \
