@@ -1,16 +1,15 @@
 // ultra_trail: UltraTrail, a 1-D CNN accelerator (an array of dimension x dimension
-// multiply-accumulate units with its own weight, bias and feature memories), brought in
+// multiply-accumulate units with its own weight, feature and bias memories), brought in
 // through the UMA interface. Its declarations, in the interface's order; the pieces live
-// beside this file (passes.h), its functional model in kernels/ultra_trail.c.
+// beside this file (ultra_trail.h), its functional model in kernels/ultra_trail.c.
 //
-// A build partitions conv1d layers (conv1d → optional bias → optional relu) the
-// accelerator can run, configures each (ultra-trail-config), passes weights and biases by
-// pointer (ultra-trail-lift-constants), assigns each parameter its memory
-// (ultra-trail-buffer-scopes) and replaces the lowered loop nests by the loads, runs and
-// stores that drive it (ultra-trail-codegen); everything else runs on the host.
-#include "uma/uma/backend.h"
+// It declares its memories and DMA engine, and the core does the rest: each conv1d layer
+// (conv1d → optional bias → optional relu) is tiled to fit them, whatever its size, its
+// tiles moved in and out by the accelerator's DMA, double buffered where they fit twice;
+// a layer whose smallest tile does not fit stays on the host, with the numbers in the report.
 #include "backends/register.h"
-#include "passes.h"
+#include "backends/ultra_trail/ultra_trail.h"
+#include "uma/uma/backend.h"
 
 namespace uma::backends {
 
@@ -19,27 +18,35 @@ extern const char uma_embedded_ultra_trail_ultra_trail_c[];
 namespace ultra_trail {
 namespace {
 
+using tiling::Role;
+
 class UltraTrail : public Backend {
  public:
   UltraTrail() : Backend(std::string(kTargetName)) {
-    // The defaults are the functional model's (kernels/ultra_trail.c): a layer the
-    // attributes let through but the model's memories do not hold fails when it runs.
+    // 1. Target: the array's side; the memories' sizes are the attributes their
+    // declarations make (wmem_kb, fmem_kb, bmem_kb), and so are the DMA engine's.
     add_int_attr("dimension", 8, "the array's side: channels are processed in blocks of it");
-    add_int_attr("wmem_kb", 64, "weight memory, KiB");
-    add_int_attr("fmem_kb", 32, "feature memory, KiB: one sample's input and output");
-    add_int_attr("bmem_kb", 2, "bias memory, KiB");
-
+    set_target_check(check_target);
+    add_memory({.name = "wmem", .default_kb = 64, .alignment = 4, .holds = {Role::kWeights},
+                .help = "weight memory, KiB"});
+    add_memory({.name = "fmem", .default_kb = 32, .alignment = 4, .holds = {Role::kFeatures},
+                .help = "feature memory, KiB: a tile's input and output"});
+    add_memory({.name = "bmem", .default_kb = 2, .alignment = 4, .holds = {Role::kBias},
+                .help = "bias memory, KiB"});
+    set_dma({.bytes_per_cycle = 8,
+             .setup_cycles = 16,
+             .dims = 2,
+             .overlaps_compute = true,
+             .start_function = "ut_dma_start",
+             .wait_function = "ut_dma_wait"});
+    // 2. Patterns, each composite lowered to one call of the array per tile.
     add_pattern("conv1d", conv1d_pattern(), check_conv1d);
-
-    add_graph_pass(GraphPhase::kPostPartitioning0, "ultra-trail-config", configure_layers);
-    add_graph_pass(GraphPhase::kPostPartitioning1, "ultra-trail-lift-constants", lift_constants);
-    add_graph_pass(GraphPhase::kPostPartitioning1, "ultra-trail-buffer-scopes",
-                   assign_buffer_scopes);
-
-    add_tir_pass(TirPhase::k0, "ultra-trail-codegen", emit_accelerator_calls);
-
+    add_composite_lowering("conv1d", lower_conv1d);
+    // 4. Lowering: the array reads every operand from its memories.
+    set_max_immediate_elements(0);
+    // 6. Codegen: the functional model, compiled with the generated code.
     add_c_source("ultra_trail", uma_embedded_ultra_trail_ultra_trail_c);
-    // ut_load_*, ut_run and ut_store_fmem return 0 or an error code.
+    // ut_conv1d and the DMA calls return 0 or an error code.
     set_extern_status(true);
   }
 };

@@ -422,6 +422,13 @@ class Lowerer final : public ComputeBuilder {
       slots[result].tensor =
           new_lazy(pointwise_stage(name, type.dtype, type.shape, nullptr), target);
     }
+    if (options_.tiler != nullptr && *options_.tiler) {
+      Expected<Stmt> tiled = (*options_.tiler)(CompositeOperands(node, std::move(buffers)), lowering);
+      if (!tiled) return fail(tiled.error());
+      blocks_.push_back(BlockNode::make(composite, std::move(reads), std::move(writes), *tiled,
+                                        anchor != nullptr ? block_attrs(*anchor) : AttrMap()));
+      return Status::success();
+    }
     Expected<ExternCall> call = lowering(CompositeOperands(node, std::move(buffers)));
     if (!call) return fail(call.error());
     if (call->workspace) {

@@ -139,6 +139,7 @@ std::string_view rejection_id(RejectionKind kind) {
 void PartitionReport::begin(const Module& module, std::vector<std::string> targets) {
   targets_ = std::move(targets);
   records_.clear();
+  tilings_.clear();
   live_.clear();
   // Ids are positions in records_, which does not grow after this: the pointers
   // records_of hands out stay valid.

@@ -1,9 +1,11 @@
 // The backend's declarations and register_backend (see uma/uma/backend.h).
 #include "uma/uma/backend.h"
 
+#include <algorithm>
 #include <mutex>
 #include <set>
 
+#include "uma/tiling/fit.h"
 #include "uma/uma/context.h"
 
 namespace uma {
@@ -42,6 +44,8 @@ void Backend::set_op_support(BackendOpSupport supports_op) {
 void Backend::add_composite_lowering(std::string pattern, BackendCompositeLowering lower) {
   spec_.composite_lowerings.push_back({std::move(pattern), std::move(lower)});
 }
+void Backend::add_memory(tiling::MemoryDecl memory) { spec_.memories.push_back(std::move(memory)); }
+void Backend::set_dma(tiling::DmaDecl dma) { spec_.dma = std::move(dma); }
 void Backend::set_max_immediate_elements(std::int64_t count) {
   spec_.max_immediate_elements = count;
 }
@@ -138,17 +142,37 @@ Status check_spec(const Context& context, const BackendSpec& spec) {
     if (pass.name.empty() || !pass.run)
       return make_error("a loop-IR pass at TIR_PHASE_{} has no name or no function",
                         static_cast<int>(pass.phase));
-  return Status::success();
+  if (spec.host && !spec.memories.empty())
+    return make_error("the host's backend declares memories; only an accelerator has them");
+  if (spec.dma && spec.memories.empty())
+    return make_error("it declares a DMA engine but no memory for it to fill");
+  return tiling::check_decls(spec.memories, spec.dma);
 }
 
 }  // namespace
 
+Expected<tiling::MemoryModel> memory_model(const BackendSpec& spec, const Target& target) {
+  return tiling::resolve(spec.memories, spec.dma, target);
+}
+
 PartitionTarget partition_target(const BackendSpec& spec, const Target& target) {
   PartitionTarget partition{spec.target_name, {}, {}};
+  // With memories, a composite that the backend lowers is offloaded only if its tiles fit.
+  std::shared_ptr<const tiling::MemoryModel> memories;
+  if (Expected<tiling::MemoryModel> model = memory_model(spec, target); model && !model->empty())
+    memories = std::make_shared<const tiling::MemoryModel>(std::move(*model));
   for (const BackendPattern& pattern : spec.patterns) {
     std::function<Status(const Match&)> predicate;
     if (pattern.predicate)
       predicate = [check = pattern.predicate, target](const Match& m) { return check(m, target); };
+    bool lowered = std::any_of(
+        spec.composite_lowerings.begin(), spec.composite_lowerings.end(),
+        [&](const BackendCompositeLoweringEntry& entry) { return entry.pattern == pattern.name; });
+    if (memories && lowered)
+      predicate = [check = std::move(predicate), memories](const Match& m) -> Status {
+        if (check) UMA_TRY(check(m));
+        return tiling::check_fits(m, *memories);
+      };
     partition.patterns.push_back({pattern.name, pattern.pattern, std::move(predicate)});
   }
   if (spec.supports_op)
@@ -203,7 +227,11 @@ Status register_backend(Context& context, std::unique_ptr<Backend> backend) {
         return fail(make_error("the context's host backend is '{}' already", name));
   if (context.partition_targets().find(spec.target_name))
     return fail(make_error("a partition target of that name is registered already"));
-  if (Status added = context.target_kinds().add({spec.target_name, spec.attrs, spec.host}); !added)
+  std::vector<TargetAttrDef> attrs = spec.attrs;
+  for (TargetAttrDef& attr : tiling::memory_attrs(spec.memories, spec.dma))
+    attrs.push_back(std::move(attr));
+  if (Status added = context.target_kinds().add({spec.target_name, std::move(attrs), spec.host});
+      !added)
     return fail(added.error());
   if (!spec.host) {
     // The kind is valid, so the partition target's name is too.

@@ -10,7 +10,11 @@
 #include "uma/partition/partition.h"
 #include "uma/partition/report.h"
 #include "uma/support/file.h"
+#include "uma/tiling/lower_tiled.h"
+#include "uma/tiling/passes.h"
+#include "uma/tiling/plan.h"
 #include "uma/tir/functor.h"
+#include "uma/tir/passes.h"
 #include "uma/uma/backend.h"
 #include "uma/uma/context.h"
 
@@ -126,8 +130,34 @@ Expected<tir::PrimFunc> apply_schedules(const BackendSpec& spec, const Target& t
 
 // What the build needs of one backend's target. `overrides` keeps the strategies' registry
 // alive for the build.
+// The tiler of a target with memories: each call of a composite with a lowering planned
+// (and the plan recorded in `report`, when there is one) and lowered tile by tile.
+lower::CompositeTiler tiler(std::shared_ptr<const tiling::MemoryModel> model,
+                            PartitionReport* report) {
+  return [model, report](const lower::CompositeOperands& operands,
+                         const lower::CompositeLowering& lowering) -> Expected<tir::Stmt> {
+    UMA_TRY_ASSIGN(tiling::TileSpace space, tiling::TileSpace::derive(operands.composite()));
+    UMA_TRY_ASSIGN(tiling::TilePlan plan, tiling::plan_tiles(space, *model));
+    UMA_TRY_ASSIGN(tir::Stmt lowered,
+                   tiling::lower_tiled(operands, lowering, space, plan, *model));
+    if (report != nullptr) {
+      std::string layer;
+      for (const auto& node : operands.composite().nodes())
+        if (!node->is_op("constant")) {
+          layer = node->name();
+          break;
+        }
+      report->tiled({operands.call().function()->name(),
+                     operands.composite().attrs().get_string("Composite"), std::move(layer),
+                     std::move(plan)});
+    }
+    return lowered;
+  };
+}
+
 Expected<TargetPipeline> target_pipeline(const BoundBackend& bound,
-                                         std::unique_ptr<lower::ComputeRegistry>& overrides) {
+                                         std::unique_ptr<lower::ComputeRegistry>& overrides,
+                                         PartitionReport* report) {
   const BackendSpec& spec = bound.backend->spec();
   const Target& target = *bound.target;
   TargetPipeline pipeline;
@@ -156,6 +186,15 @@ Expected<TargetPipeline> target_pipeline(const BoundBackend& bound,
       return apply_schedules(spec, target, function, std::move(func));
     };
 
+  if (!spec.memories.empty()) {
+    UMA_TRY_ASSIGN(tiling::MemoryModel model, memory_model(spec, target));
+    if (!model.empty()) {
+      pipeline.passes[0].push_back(tir::pipeline_dma_pass());
+      pipeline.passes[0].push_back(tiling::lower_dma_pass(model.dma));
+      pipeline.passes[2].push_back(tiling::check_memories_pass(model));
+      pipeline.tiler = tiler(std::make_shared<const tiling::MemoryModel>(std::move(model)), report);
+    }
+  }
   for (const BackendTirPassEntry& entry : spec.tir_passes) {
     tir::FuncPass pass{entry.name, [run = entry.run, &target](const tir::PrimFunc& func) {
                          return run(func, target);
@@ -203,6 +242,8 @@ Expected<BuildTargets> parse_targets(const Context& context,
       Status checked = backend->spec().check_target(target);
       if (!checked) return fail(checked.error().message());
     }
+    if (Expected<tiling::MemoryModel> memories = memory_model(backend->spec(), target); !memories)
+      return memories.error();
     if (target.is_host()) {
       if (host) return fail(fmt::format("a second host target (the first is '{}')", host->str()));
       host = std::move(target);
@@ -281,7 +322,7 @@ Expected<HostBuild> build(Module& module, const BuildTargets& targets,
   std::rotate(backends.begin(), backends.end() - 1, backends.end());
   std::vector<std::unique_ptr<lower::ComputeRegistry>> overrides(backends.size());
   for (std::size_t b = 0; b < backends.size(); ++b) {
-    UMA_TRY_ASSIGN(TargetPipeline pipeline, target_pipeline(backends[b], overrides[b]));
+    UMA_TRY_ASSIGN(TargetPipeline pipeline, target_pipeline(backends[b], overrides[b], options.report));
     program_options.targets.push_back(std::move(pipeline));
   }
   UMA_TRY_ASSIGN(HostBuild built, build_program(module, program_options));

@@ -69,6 +69,7 @@ Expected<std::vector<LoweredCall>> lower_calls(const Function& host,
     if (target) {
       lower_options.overrides = targets[*target].overrides;
       lower_options.composite_lowerings = &targets[*target].composite_lowerings;
+      if (targets[*target].tiler) lower_options.tiler = &targets[*target].tiler;
       lower_options.max_immediate_elements = targets[*target].max_immediate_elements;
     }
     Expected<tir::PrimFunc> func = lower::lower_function(callee, lower_options);

@@ -60,4 +60,9 @@ using CompositeLowering = std::function<Expected<ExternCall>(const CompositeOper
 // By composite name ("<target>.<pattern>").
 using CompositeLowerings = std::map<std::string, CompositeLowering, std::less<>>;
 
+// Lowers a call of a composite to a statement of its own, given the call and the backend's
+// lowering: how a backend with memories gets its calls tiled (uma/tiling/lower_tiled.h).
+using CompositeTiler =
+    std::function<Expected<tir::Stmt>(const CompositeOperands&, const CompositeLowering&)>;
+
 }  // namespace uma::lower

@@ -27,6 +27,10 @@ struct LowerOptions {
   std::string symbol;
   // Composites lowered to one extern call each, by composite name (may be null).
   const CompositeLowerings* composite_lowerings = nullptr;
+  // With a tiler, each of those calls becomes the statement it makes of the call and its
+  // lowering (tiles moved into an accelerator's memories: uma/tiling/lower_tiled.h) inside
+  // the composite's block. May be null.
+  const CompositeTiler* tiler = nullptr;
   // Constants of at most this many elements are written into the code as immediates; with
   // 0, every constant (but an empty one) is a buffer.
   std::int64_t max_immediate_elements = kMaxImmediateElements;

@@ -10,6 +10,8 @@
 #include <unordered_map>
 #include <vector>
 
+#include "uma/tiling/plan.h"
+
 namespace uma {
 
 class Function;
@@ -65,6 +67,14 @@ struct TargetSummary {
   std::int64_t bytes = 0;
 };
 
+// A layer an accelerator with memories runs in tiles (uma/tiling/plan.h).
+struct TilingRecord {
+  std::string function;   // the partitioned function holding the call
+  std::string composite;  // "<target>.<pattern>"
+  std::string layer;      // the name of the layer's first op (its node in the model)
+  tiling::TilePlan plan;
+};
+
 class PartitionReport {
  public:
   // Records every node of the module's host functions (constants are not recorded: they
@@ -85,9 +95,13 @@ class PartitionReport {
   // Adds a rejection to each record `node` stands for (once: a repeated one is dropped).
   void reject(const Node* node, std::string target, RejectionKind kind, std::string detail);
 
+  // A call was tiled into its target's memories (the build's lowering).
+  void tiled(TilingRecord record) { tilings_.push_back(std::move(record)); }
+
   // ---- Reading it ----
   const std::vector<std::string>& targets() const { return targets_; }
   const std::vector<NodeRecord>& records() const { return records_; }
+  const std::vector<TilingRecord>& tilings() const { return tilings_; }
   // One entry per target in priority order, then "host".
   std::vector<TargetSummary> summary() const;
   // {"targets": [...], "summary": [...], "nodes": [...]}: the records and the summary with
@@ -103,6 +117,7 @@ class PartitionReport {
  private:
   std::vector<std::string> targets_;
   std::vector<NodeRecord> records_;
+  std::vector<TilingRecord> tilings_;
   std::unordered_map<const Node*, std::vector<std::size_t>> live_;
 };
 

@@ -67,6 +67,10 @@ FuncPass unroll_pass(UnrollOptions options = {});
 // with a constant condition or empty branches, and allocations nothing reads.
 FuncPass remove_no_op_pass();
 
+// pipeline-dma: double buffering of the tiles of a layer moved into an accelerator's
+// memories (uma/tiling/lower_tiled.h): the move of the next tile overlaps this tile's compute.
+FuncPass pipeline_dma_pass();
+
 // storage-rewrite: allocations of one scope and dtype whose lifetimes do not overlap share
 // one allocation.
 FuncPass storage_rewrite_pass();

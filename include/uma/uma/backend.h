@@ -64,6 +64,7 @@
 #include "uma/runtime/c_compiler.h"
 #include "uma/runtime/compare.h"
 #include "uma/tir/ir.h"
+#include "uma/tiling/memory.h"
 #include "uma/tir/schedule.h"
 #include "uma/uma/target.h"
 
@@ -175,6 +176,10 @@ struct BackendSpec {
   std::vector<BackendBlockScheduleEntry> schedules;
   std::vector<BackendTirPassEntry> tir_passes;
   BackendCodegen codegen;
+  // The accelerator's memories and DMA engine (uma/tiling/memory.h): with memories, every
+  // composite with a lowering is tiled into them (uma/tiling/lower_tiled.h).
+  std::vector<tiling::MemoryDecl> memories;
+  std::optional<tiling::DmaDecl> dma;
   // Constants of at most this many elements are written into the code of the target's
   // functions as immediates; larger ones are buffers (lower::LowerOptions).
   std::int64_t max_immediate_elements = kMaxImmediateElements;
@@ -210,6 +215,14 @@ class Backend {
   // A pattern's composite lowered to one extern call, with operands and attributes from the
   // graph (one per pattern).
   void add_composite_lowering(std::string pattern, BackendCompositeLowering lower);
+  // On-chip memories, each sized by a target attribute "<name>_kb" it creates, and the DMA
+  // engine that fills them (its attributes "dma_bytes_per_cycle", "dma_setup_cycles",
+  // "dma_dims"). A backend with memories gets each call of a composite with a lowering
+  // tiled to fit them: the lowering is called per tile, on a copy of the composite with the
+  // tile's shapes, and its operands are the tiles in the memories (uma/tiling/). A layer
+  // whose smallest tile does not fit stays on the host, with the reason in the report.
+  void add_memory(tiling::MemoryDecl memory);
+  void set_dma(tiling::DmaDecl dma);
   // 3. Graph passes.
   void add_graph_pass(GraphPhase phase, std::string name, BackendGraphPass pass);
   // 4. Lowering: constants of at most `count` elements become immediates in the code (8,
@@ -255,6 +268,9 @@ class BackendRegistry {
 
 // The backend's patterns as a partition target whose predicates see `target`.
 PartitionTarget partition_target(const BackendSpec& spec, const Target& target);
+// The memories and DMA engine of `target`, a target of the backend (tiling::resolve).
+Expected<tiling::MemoryModel> memory_model(const BackendSpec& spec, const Target& target);
+
 // The backend's composite lowerings with `target`, by composite name, as lowering takes them.
 // Their errors name the backend.
 lower::CompositeLowerings composite_lowerings(const BackendSpec& spec, const Target& target);

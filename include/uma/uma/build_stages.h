@@ -45,6 +45,8 @@ struct TargetPipeline {
   const lower::ComputeRegistry* overrides = nullptr;
   // Composites lowered to one extern call each, by composite name.
   lower::CompositeLowerings composite_lowerings;
+  // For a target with memories, those calls tiled into them (empty: none).
+  lower::CompositeTiler tiler;
   // The most elements of a constant written into these functions' code as immediates.
   std::int64_t max_immediate_elements = kMaxImmediateElements;
   // Runs on each function right after lowering, before TIR_PHASE_0 (the strategies' and

@@ -5,6 +5,7 @@
 #include "function_printer.h"
 #include "intrinsics.h"
 #include "uma/tir/array.h"
+#include "uma/tir/dma.h"
 #include "uma/tir/functor.h"
 
 namespace uma::codegen {
@@ -416,8 +417,25 @@ FunctionPrinter::Printed FunctionPrinter::var(const VarNode& op) {
 FunctionPrinter::Printed FunctionPrinter::call(const CallNode& op) {
   if (op.call_kind == CallNode::CallKind::kIntrinsic && op.name == kArrayIntrinsic)
     return array(op);
+  if (op.call_kind == CallNode::CallKind::kIntrinsic && (op.name == kDmaStart || op.name == kDmaWait))
+    return dma(op);
   if (op.call_kind == CallNode::CallKind::kIntrinsic) return intrinsic(op);
   return extern_call(op);
+}
+
+// A DMA intrinsic that no backend's function took (lower-dma): the start copies at once, a
+// memcpy per row, and so there is nothing to wait for.
+FunctionPrinter::Printed FunctionPrinter::dma(const CallNode& op) {
+  std::size_t arity = op.name == kDmaStart ? 7 : 1;
+  if (op.args.size() != arity) {
+    fail(make_error("intrinsic '{}' takes {} argument(s), not {}", op.name, arity, op.args.size()));
+    return {"0", kPrimary};
+  }
+  std::string helper = op.name == kDmaStart ? "uma_dma_start" : "uma_dma_wait";
+  unit_.helpers.use(helper);
+  std::string args;
+  for (const Expr& arg : op.args) args += (args.empty() ? "" : ", ") + operand(arg, kConditional);
+  return {fmt::format("{}({})", helper, args), kPrimary};
 }
 
 // A compound literal: its storage lasts to the end of the enclosing block, so for the whole

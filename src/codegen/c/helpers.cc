@@ -263,6 +263,22 @@ std::vector<Helper> make_helpers() {
   add("uma_round_bf16", {"uma_bf16_to_f32", "uma_f32_to_bf16"},
       "static inline float uma_round_bf16(float x) { return uma_bf16_to_f32(uma_f32_to_bf16(x)); "
       "}\n");
+  // The DMA intrinsics (uma/tir/dma.h) where no backend's engine takes them: a copy per row,
+  // done when the start returns.
+  add("uma_dma_start", {},
+      "static inline int32_t uma_dma_start(int64_t queue, void* dst, const void* src,\n"
+      "                                    int64_t row_bytes, int64_t rows, int64_t dst_stride,\n"
+      "                                    int64_t src_stride) {\n"
+      "  (void)queue;\n"
+      "  for (int64_t r = 0; r < rows; ++r)\n"
+      "    __builtin_memcpy((char*)dst + r * dst_stride, (const char*)src + r * src_stride, (size_t)row_bytes);\n"
+      "  return 0;\n"
+      "}\n");
+  add("uma_dma_wait", {},
+      "static inline int32_t uma_dma_wait(int64_t queue) {\n"
+      "  (void)queue;\n"
+      "  return 0;\n"
+      "}\n");
   // Heap scratch: aligned to 64 bytes; aligned_alloc wants a size that is a multiple of it.
   add("uma_alloc", {},
       "static inline void* uma_alloc(size_t bytes) {\n"

@@ -56,6 +56,8 @@ void register_core_passes(FuncPassRegistry& registry) {
         UMA_TRY_ASSIGN(read.max_extent, get_count(options, "max-extent", read.max_extent));
         return unroll_pass(read);
       });
+  add("pipeline-dma", "overlap the move of each next tile with the compute of this one",
+      pipeline_dma_pass);
   add("remove-no-op", "remove statements that do nothing", remove_no_op_pass);
   add("storage-rewrite", "share allocations whose lifetimes do not overlap", storage_rewrite_pass);
   add("lift-allocations",

@@ -1,0 +1,392 @@
+// A layer's call lowered tile by tile into the accelerator's memories (see
+// uma/tiling/lower_tiled.h).
+#include "uma/tiling/lower_tiled.h"
+
+#include <fmt/format.h>
+
+#include <map>
+
+#include "uma/graph/builder.h"
+#include "uma/graph/tensor.h"
+#include "uma/tir/dma.h"
+#include "uma/tir/simplify.h"
+
+namespace uma::tiling {
+namespace {
+
+using namespace tir;
+
+std::int64_t ceil_div(std::int64_t a, std::int64_t b) { return (a + b - 1) / b; }
+
+// A dimension of an operand whose region follows an axis.
+struct Follower {
+  std::size_t operand, dim;
+};
+
+// Where a tile's region of one dimension lies, clamped to the operand, and what the clamp cut.
+struct Place {
+  std::int64_t start = 0, extent = 0, pad_before = 0, pad_after = 0;
+  bool operator==(const Place&) const = default;
+};
+
+// Consecutive tiles of an axis alike: same extents and paddings, starts a fixed step apart.
+struct Run {
+  std::int64_t begin = 0, count = 0;
+  std::vector<Place> first;        // per follower, at the run's first tile
+  std::vector<std::int64_t> step;  // per follower
+};
+
+class TiledLowering {
+ public:
+  TiledLowering(const lower::CompositeOperands& operands, const lower::CompositeLowering& lowering,
+                const TileSpace& space, const TilePlan& plan, const MemoryModel& model)
+      : operands_(operands), lowering_(lowering), space_(space), plan_(plan), model_(model) {}
+
+  Expected<Stmt> run() {
+    const auto& ops = space_.operands();
+    std::size_t axes = space_.num_axes();
+    followers_.resize(axes);
+    fixed_.resize(ops.size());
+    innermost_.assign(ops.size(), -1);
+    for (std::size_t i = 0; i < ops.size(); ++i) {
+      fixed_[i].resize(ops[i].shape.size());
+      for (std::size_t d = 0; d < ops[i].shape.size(); ++d) {
+        if (ops[i].axis[d]) {
+          followers_[*ops[i].axis[d]].push_back({i, d});
+          for (std::size_t k = 0; k < plan_.order.size(); ++k)
+            if (plan_.order[k] == *ops[i].axis[d])
+              innermost_[i] = std::max(innermost_[i], static_cast<std::ptrdiff_t>(k));
+        } else {
+          fixed_[i][d] = place(i, d, 0, 0);
+        }
+      }
+      host_.push_back(operands_.buffer(*ops[i].value));
+      if (host_.back() == nullptr)
+        return make_error("%{} has no buffer in the call", ops[i].value->name());
+      std::int64_t elements = 1;
+      for (std::int64_t e : plan_.operands[i].tile) elements *= e;
+      const OperandPlan& op = plan_.operands[i];
+      scratch_.push_back(make_buffer(fmt::format("{}_{}", op.name, op.memory), ops[i].dtype,
+                                     {std::max<std::int64_t>(elements, 1)}, op.memory));
+    }
+    runs_.resize(axes);
+    for (std::size_t a = 0; a < axes; ++a) make_runs(a);
+    chosen_.assign(axes, nullptr);
+    vars_.assign(axes, Expr(std::int64_t{0}));
+    for (std::size_t a = 0; a < axes; ++a) chosen_[a] = &runs_[a].front();
+
+    std::vector<Stmt> body;
+    for (std::size_t i = 0; i + 1 < ops.size(); ++i)
+      if (innermost_[i] < 0) body.push_back(move(i, /*in=*/true));
+    UMA_TRY_ASSIGN(Stmt nest, level(0));
+    body.push_back(nest);
+    Stmt stmt = SeqNode::make(std::move(body));
+    for (auto it = scratch_.rbegin(); it != scratch_.rend(); ++it)
+      stmt = AllocateNode::make(*it, stmt);
+    AttrMap attrs;
+    attrs.set("tile.shape", std::vector<std::int64_t>(plan_.tile.begin(), plan_.tile.end()));
+    std::vector<std::int64_t> order(plan_.order.begin(), plan_.order.end());
+    attrs.set("tile.order", order);
+    attrs.set("tile.double", static_cast<std::int64_t>(plan_.double_buffered));
+    std::vector<Buffer> reads(host_.begin(), host_.end() - 1);
+    return BlockNode::make(std::string(kTilesBlock), reads, {host_.back()}, stmt,
+                           std::move(attrs));
+  }
+
+ private:
+  Place place(std::size_t i, std::size_t d, std::int64_t lo, std::int64_t hi) const {
+    const TileOperand& operand = space_.operands()[i];
+    Span span = space_.region(i, d, lo, hi);
+    Place p;
+    p.start = std::max<std::int64_t>(span.first, 0);
+    std::int64_t last = std::min(span.last, operand.shape[d] - 1);
+    p.extent = std::max<std::int64_t>(last - p.start + 1, 0);
+    p.pad_before = p.start - span.first;
+    p.pad_after = span.last - last;
+    return p;
+  }
+
+  void make_runs(std::size_t a) {
+    std::int64_t extent = space_.output_shape()[a], size = plan_.tile[a];
+    std::int64_t count = ceil_div(extent, size);
+    auto& runs = runs_[a];
+    for (std::int64_t p = 0; p < count; ++p) {
+      std::int64_t lo = p * size, hi = std::min(extent, lo + size) - 1;
+      std::vector<Place> places;
+      for (const Follower& f : followers_[a]) places.push_back(place(f.operand, f.dim, lo, hi));
+      if (!runs.empty()) {
+        Run& run = runs.back();
+        bool alike = true;
+        std::vector<std::int64_t> step(places.size());
+        for (std::size_t f = 0; f < places.size() && alike; ++f) {
+          const Place& first = run.first[f];
+          alike = places[f].extent == first.extent && places[f].pad_before == first.pad_before &&
+                  places[f].pad_after == first.pad_after;
+          step[f] = run.count == 1 ? places[f].start - first.start : run.step[f];
+          alike &= places[f].start == first.start + step[f] * (p - run.begin);
+        }
+        if (alike) {
+          run.step = std::move(step);
+          ++run.count;
+          continue;
+        }
+      }
+      runs.push_back({p, 1, std::move(places), std::vector<std::int64_t>(followers_[a].size(), 0)});
+    }
+  }
+
+  // Operand i's region in the current tile: per dimension, its start and extent.
+  std::pair<std::vector<Expr>, Shape> region(std::size_t i) const {
+    const TileOperand& operand = space_.operands()[i];
+    std::vector<Expr> start;
+    Shape extent;
+    for (std::size_t d = 0; d < operand.shape.size(); ++d) {
+      if (!operand.axis[d]) {
+        start.push_back(Expr(fixed_[i][d].start));
+        extent.push_back(fixed_[i][d].extent);
+        continue;
+      }
+      std::size_t a = *operand.axis[d];
+      const auto& fs = followers_[a];
+      std::size_t f = 0;
+      while (fs[f].operand != i || fs[f].dim != d) ++f;
+      const Run& run = *chosen_[a];
+      start.push_back(simplify(Expr(run.first[f].start) + vars_[a] * Expr(run.step[f])));
+      extent.push_back(run.first[f].extent);
+    }
+    return {start, extent};
+  }
+
+  // The block moving operand i's region of the current tile into its memory (or, for the
+  // output, out of it), waited for at once.
+  Stmt move(std::size_t i, bool in) const {
+    auto [start, extent] = region(i);
+    const Buffer& host = host_[i];
+    const Buffer& scratch = scratch_[i];
+    std::size_t rank = extent.size();
+    std::int64_t elem = static_cast<std::int64_t>(dtype_size(scratch->dtype));
+    // Strides of the host array and of the dense tile, in elements.
+    std::vector<std::int64_t> host_stride(rank, 1), tile_stride(rank, 1);
+    const Shape& shape = space_.operands()[i].shape;
+    for (std::size_t d = rank; d-- > 1;) {
+      host_stride[d - 1] = host_stride[d] * shape[d];
+      tile_stride[d - 1] = tile_stride[d] * extent[d];
+    }
+    std::vector<Stmt> body;
+    bool empty = std::any_of(extent.begin(), extent.end(), [](std::int64_t e) { return e == 0; });
+    if (!empty) {
+      // The contiguous run covers dimensions k.. (those the region spans whole, plus one);
+      // a 2-D engine strides over dimension k - 1 too; loops cover the rest.
+      std::size_t k = rank == 0 ? 0 : rank - 1;
+      while (k > 0 && extent[k] == shape[k]) --k;
+      std::int64_t row = elem;
+      for (std::size_t d = k; d < rank; ++d) row *= extent[d];
+      std::int64_t rows = 1, host_step = 0, tile_step = 0;
+      std::size_t loops = k;
+      if (model_.dma.dims >= 2 && k > 0) {
+        loops = k - 1;
+        rows = extent[k - 1];
+        host_step = host_stride[k - 1] * elem;
+        tile_step = tile_stride[k - 1] * elem;
+      }
+      std::vector<Var> vars;
+      std::vector<Expr> host_index = start;
+      Expr tile_offset = Expr(std::int64_t{0});
+      // A loop per dimension of more than one row (its variable ax<d>).
+      std::vector<std::size_t> looped;
+      for (std::size_t d = 0; d < loops; ++d) {
+        if (extent[d] == 1) continue;
+        looped.push_back(d);
+        vars.push_back(VarNode::make(fmt::format("ax{}", d)));
+        host_index[d] = simplify(host_index[d] + vars.back());
+        tile_offset = tile_offset + vars.back() * Expr(tile_stride[d]);
+      }
+      Expr host_address = AddressNode::make(host, host_index);
+      Expr tile_address = AddressNode::make(scratch, {simplify(tile_offset)});
+      Expr queue = Expr(static_cast<std::int64_t>(i));
+      Stmt transfer = in ? dma_start(queue, tile_address, host_address, Expr(row), Expr(rows),
+                                     Expr(tile_step), Expr(host_step))
+                         : dma_start(queue, host_address, tile_address, Expr(row), Expr(rows),
+                                     Expr(host_step), Expr(tile_step));
+      for (std::size_t k = looped.size(); k-- > 0;)
+        transfer = ForNode::make(vars[k], Expr(std::int64_t{0}), Expr(extent[looped[k]]),
+                                 ForKind::kSerial, transfer);
+      body.push_back(transfer);
+      body.push_back(dma_wait(queue));
+    }
+    AttrMap attrs;
+    attrs.set(std::string(kDmaQueueAttr), static_cast<std::int64_t>(i));
+    attrs.set(std::string(kDmaOperandAttr), space_.operands()[i].value->name());
+    return BlockNode::make(std::string(in ? kDmaInBlock : kDmaOutBlock),
+                           {in ? host : scratch}, {in ? scratch : host},
+                           SeqNode::make(std::move(body)), std::move(attrs));
+  }
+
+  Expected<Stmt> level(std::size_t k) {
+    if (k == plan_.order.size()) {
+      UMA_TRY_ASSIGN(Stmt compute, compute_block());
+      return SeqNode::make({compute, move(space_.operands().size() - 1, /*in=*/false)});
+    }
+    std::size_t a = plan_.order[k];
+    std::vector<Stmt> parts;
+    for (std::size_t r = 0; r < runs_[a].size(); ++r) {
+      const Run& run = runs_[a][r];
+      chosen_[a] = &run;
+      Var var = VarNode::make(runs_[a].size() == 1 ? fmt::format("t{}", a)
+                                                   : fmt::format("t{}_{}", a, r));
+      vars_[a] = run.count == 1 ? Expr(std::int64_t{0}) : var;
+      std::vector<Stmt> body;
+      for (std::size_t i = 0; i + 1 < space_.operands().size(); ++i)
+        if (innermost_[i] == static_cast<std::ptrdiff_t>(k)) body.push_back(move(i, /*in=*/true));
+      UMA_TRY_ASSIGN(Stmt inner, level(k + 1));
+      body.push_back(inner);
+      Stmt stmt = SeqNode::make(std::move(body));
+      if (run.count > 1)
+        stmt = ForNode::make(var, Expr(std::int64_t{0}), Expr(run.count), ForKind::kSerial, stmt);
+      parts.push_back(stmt);
+    }
+    return SeqNode::make(std::move(parts));
+  }
+
+  // Operand i's shape in the current tile, and what the clamp cut on each dimension.
+  std::vector<Place> places(std::size_t i) const {
+    const TileOperand& operand = space_.operands()[i];
+    std::vector<Place> out;
+    for (std::size_t d = 0; d < operand.shape.size(); ++d) {
+      if (!operand.axis[d]) {
+        out.push_back(fixed_[i][d]);
+        continue;
+      }
+      std::size_t a = *operand.axis[d];
+      const auto& fs = followers_[a];
+      std::size_t f = 0;
+      while (fs[f].operand != i || fs[f].dim != d) ++f;
+      out.push_back(chosen_[a]->first[f]);
+    }
+    return out;
+  }
+
+  // The backend's call for the current kind of tile, made on a copy of the composite with the
+  // tile's shapes (once per kind: every tile of the same runs shares it).
+  Expected<Stmt> compute_block() {
+    auto cached = computes_.find(chosen_);
+    if (cached != computes_.end()) return cached->second;
+    const Function& composite = operands_.composite();
+    const auto& ops = space_.operands();
+    Module module(composite.module()->context(), "tile");
+    UMA_TRY_ASSIGN(Function * tile, module.add_function(composite.name()));
+    for (const auto& [name, value] : composite.attrs()) tile->mutable_attrs().set(name, value);
+    std::unordered_map<const Value*, Value*> map;
+    std::unordered_map<const Value*, Buffer> buffers;
+    std::vector<std::vector<Place>> place(ops.size());
+    std::vector<std::vector<bool>> padded(ops.size());
+    std::unordered_map<const Value*, std::size_t> index;
+    for (std::size_t i = 0; i < ops.size(); ++i) {
+      index[ops[i].value] = i;
+      place[i] = places(i);
+      for (const Place& p : place[i]) padded[i].push_back(p.pad_before != 0 || p.pad_after != 0);
+    }
+    auto shape_of = [&](std::size_t i) {
+      Shape shape;
+      for (const Place& p : place[i]) shape.push_back(p.extent);
+      return shape;
+    };
+    for (std::size_t i = 0; i < composite.num_params(); ++i) {
+      Value* param = tile->add_param(TensorType{ops[i].dtype, shape_of(i)}, ops[i].value->name());
+      map[composite.param(i)] = param;
+      buffers[param] = scratch_[i];
+    }
+    Builder builder(*tile);
+    for (const auto& node : composite.nodes()) {
+      if (node->is_op("constant")) {
+        std::size_t i = index.at(node->result());
+        Value* constant = builder.constant(
+            Tensor::without_data(TensorType{ops[i].dtype, shape_of(i)}));
+        constant->set_name(node->result()->name());
+        map[node->result()] = constant;
+        buffers[constant] = scratch_[i];
+        continue;
+      }
+      std::vector<Value*> operands;
+      for (const Value* operand : node->operands()) operands.push_back(map.at(operand));
+      AttrMap attrs = node->attrs();
+      // A padded window (convolution, pooling) over a parameter: the tile's padding is what
+      // the clamp cut of its region, on the spatial dimensions 2, 3, ....
+      if (attrs.has("padding") && node->num_operands() > 0 && node->operand(0)->is_param()) {
+        std::size_t i = index.at(node->operand(0));
+        std::size_t rank = place[i].size() - 2;
+        std::vector<std::int64_t> padding(2 * rank);
+        for (std::size_t s = 0; s < rank; ++s) {
+          padding[s] = place[i][2 + s].pad_before;
+          padding[rank + s] = place[i][2 + s].pad_after;
+          padded[i][2 + s] = false;
+        }
+        attrs.set("padding", padding);
+      }
+      Expected<Node*> made = builder.try_create(node->op_name(), operands, attrs, node->name());
+      if (!made)
+        return made.error().with_context(fmt::format("the tile {} of {}", plan_.summary(),
+                                                     node->location()));
+      for (std::size_t r = 0; r < node->num_results(); ++r) {
+        (*made)->result(r)->set_name(node->result(r)->name());
+        map[node->result(r)] = (*made)->result(r);
+      }
+    }
+    for (std::size_t i = 0; i + 1 < ops.size(); ++i)
+      for (std::size_t d = 0; d < padded[i].size(); ++d)
+        if (padded[i][d])
+          return make_error(
+              "a tile's region of %{} is cut on dimension {}, which no padding of the layer "
+              "covers",
+              ops[i].value->name(), d);
+    Value* out = map.at(composite.outputs()[0]);
+    tile->set_outputs({out});
+    if (out->tensor_type().shape != shape_of(ops.size() - 1))
+      return make_error("a tile's copy of the layer computes {}, not the tile {}",
+                        to_string(out->tensor_type().shape), to_string(shape_of(ops.size() - 1)));
+    buffers[out] = scratch_.back();
+
+    UMA_TRY_ASSIGN(Function * host, module.add_function("main"));
+    std::vector<Value*> arguments;
+    for (std::size_t i = 0; i < tile->num_params(); ++i)
+      arguments.push_back(host->add_param(tile->param(i)->type(), tile->param(i)->name()));
+    Builder host_builder(*host);
+    UMA_TRY_ASSIGN(Node * call, host_builder.try_call(tile, arguments));
+    UMA_TRY_ASSIGN(lower::ExternCall extern_call,
+                   lowering_(lower::CompositeOperands(*call, std::move(buffers))));
+    if (extern_call.workspace)
+      return make_error("{} asks for a workspace, which a tiled call does not get",
+                        extern_call.name);
+    Stmt body = EvaluateNode::make(CallNode::make(extern_call.type, extern_call.name,
+                                                  std::move(extern_call.args),
+                                                  CallNode::CallKind::kExtern));
+    std::vector<Buffer> reads(scratch_.begin(), scratch_.end() - 1);
+    Stmt block = BlockNode::make(std::string(kComputeBlock), reads, {scratch_.back()}, body);
+    computes_.emplace(chosen_, block);
+    return block;
+  }
+
+  const lower::CompositeOperands& operands_;
+  const lower::CompositeLowering& lowering_;
+  const TileSpace& space_;
+  const TilePlan& plan_;
+  const MemoryModel& model_;
+  std::vector<std::vector<Follower>> followers_;  // per axis
+  std::vector<std::vector<Place>> fixed_;         // per operand, dimensions that follow no axis
+  std::vector<std::ptrdiff_t> innermost_;         // per operand: its move's level, -1 outside
+  std::vector<Buffer> host_, scratch_;            // per operand
+  std::vector<std::vector<Run>> runs_;            // per axis
+  std::vector<const Run*> chosen_;                // per axis: the run being emitted
+  std::vector<Expr> vars_;                        // per axis: the tile index in the run
+  std::map<std::vector<const Run*>, Stmt> computes_;
+};
+
+}  // namespace
+
+Expected<Stmt> lower_tiled(const lower::CompositeOperands& operands,
+                           const lower::CompositeLowering& lowering, const TileSpace& space,
+                           const TilePlan& plan, const MemoryModel& model) {
+  return TiledLowering(operands, lowering, space, plan, model).run();
+}
+
+}  // namespace uma::tiling

@@ -1,0 +1,364 @@
+// Tile to fit: the search for a layer's tiles and the count of what moving them costs (see
+// uma/tiling/plan.h).
+#include "uma/tiling/plan.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <map>
+#include <numeric>
+
+namespace uma::tiling {
+namespace {
+
+std::int64_t ceil_div(std::int64_t a, std::int64_t b) { return (a + b - 1) / b; }
+std::int64_t align_up(std::int64_t bytes, std::int64_t alignment) {
+  return ceil_div(bytes, alignment) * alignment;
+}
+
+std::string shape_text(const Shape& shape) {
+  std::string text;
+  for (std::size_t d = 0; d < shape.size(); ++d) text += (d ? "x" : "") + std::to_string(shape[d]);
+  return text.empty() ? "scalar" : text;
+}
+
+// The sizes an axis of `extent` may be cut into, largest first: ceil(extent / k) for every k.
+std::vector<std::int64_t> candidate_sizes(std::int64_t extent) {
+  std::vector<std::int64_t> sizes;
+  for (std::int64_t k = 1; k <= extent; ++k) {
+    std::int64_t size = ceil_div(extent, k);
+    if (sizes.empty() || sizes.back() != size) sizes.push_back(size);
+    // Past sqrt(extent), every size below the last one is reached by some k: jump to it.
+    if (size > 1) k = std::max(k, ceil_div(extent, size - 1) - 1);
+  }
+  return sizes;
+}
+
+// The DMA transfers that move a region of `extents` out of (or into) a dense array of
+// `shape`: the contiguous run covers the innermost dimensions the region spans whole, plus
+// one; an engine of two dimensions also strides over the next one.
+std::int64_t transfers(const Shape& extents, const Shape& shape, std::int64_t dims) {
+  std::size_t k = extents.size();
+  for (std::int64_t e : extents)
+    if (e == 0) return 0;
+  if (k == 0) return 1;
+  --k;
+  while (k > 0 && extents[k] == shape[k]) --k;
+  if (dims >= 2 && k > 0) --k;
+  std::int64_t count = 1;
+  for (std::size_t d = 0; d < k; ++d) count *= extents[d];
+  return count;
+}
+
+// The tiles of one axis at one size: how many, and per operand the sum over the tiles of the
+// elements of its dimensions that follow the axis, and each such dimension's largest extent.
+struct AxisTiles {
+  std::int64_t count = 0;
+  std::vector<std::int64_t> sum;                 // per operand
+  std::vector<std::vector<std::int64_t>> most;   // per operand, per dimension
+};
+
+class Planner {
+ public:
+  Planner(const TileSpace& space, const MemoryModel& model) : space_(space), model_(model) {}
+
+  Status init() {
+    for (const TileOperand& operand : space_.operands()) {
+      const Memory* memory = model_.holding(operand.role);
+      if (memory == nullptr)
+        return make_error("no memory holds %{}'s {}", operand.value->name(),
+                          role_name(operand.role));
+      memory_.push_back(memory);
+    }
+    for (std::int64_t extent : space_.output_shape()) sizes_.push_back(candidate_sizes(extent));
+    return Status::success();
+  }
+
+  const std::vector<std::vector<std::int64_t>>& sizes() const { return sizes_; }
+
+  // The clamped extent of operand i's dimension d for the tile at position p of its axis
+  // (or its fixed region), and where it starts.
+  std::pair<std::int64_t, std::int64_t> clamped(std::size_t i, std::size_t d, std::int64_t size,
+                                                std::int64_t p) const {
+    const TileOperand& operand = space_.operands()[i];
+    std::int64_t lo = 0, hi = 0;
+    if (operand.axis[d]) {
+      std::int64_t extent = space_.output_shape()[*operand.axis[d]];
+      lo = p * size;
+      hi = std::min(extent, lo + size) - 1;
+    }
+    Span span = space_.region(i, d, lo, hi);
+    std::int64_t first = std::max<std::int64_t>(span.first, 0);
+    std::int64_t last = std::min(span.last, operand.shape[d] - 1);
+    return {first, std::max<std::int64_t>(last - first + 1, 0)};
+  }
+
+  const AxisTiles& tiles(std::size_t axis, std::int64_t size) {
+    auto [it, fresh] = cache_.try_emplace({axis, size});
+    AxisTiles& t = it->second;
+    if (!fresh) return t;
+    std::int64_t extent = space_.output_shape()[axis];
+    t.count = ceil_div(extent, size);
+    const auto& operands = space_.operands();
+    t.sum.assign(operands.size(), 0);
+    t.most.resize(operands.size());
+    for (std::size_t i = 0; i < operands.size(); ++i) {
+      t.most[i].assign(operands[i].shape.size(), 0);
+      bool follows = false;
+      for (std::size_t d = 0; d < operands[i].shape.size(); ++d) follows |= operands[i].axis[d] == axis;
+      if (!follows) continue;
+      for (std::int64_t p = 0; p < t.count; ++p) {
+        std::int64_t elements = 1;
+        for (std::size_t d = 0; d < operands[i].shape.size(); ++d) {
+          if (operands[i].axis[d] != axis) continue;
+          std::int64_t e = clamped(i, d, size, p).second;
+          elements *= e;
+          t.most[i][d] = std::max(t.most[i][d], e);
+        }
+        t.sum[i] += elements;
+      }
+    }
+    return t;
+  }
+
+  // A plan's numbers but transfers (which count_transfers adds to the chosen plan).
+  TilePlan evaluate(const Shape& tile, const std::vector<std::size_t>& order_in, bool dbl) {
+    TilePlan plan;
+    plan.output = space_.output_shape();
+    plan.tile = tile;
+    for (std::size_t a : order_in)
+      if (tiles(a, tile[a]).count > 1) plan.order.push_back(a);
+    plan.tiles = 1;
+    for (std::size_t a = 0; a < tile.size(); ++a) plan.tiles *= tiles(a, tile[a]).count;
+    plan.double_buffered = dbl && !plan.order.empty();
+    const auto& operands = space_.operands();
+    std::map<const Memory*, std::int64_t> use;
+    for (std::size_t i = 0; i < operands.size(); ++i) {
+      const TileOperand& operand = operands[i];
+      OperandPlan op;
+      op.name = operand.value->name();
+      op.role = operand.role;
+      op.output = operand.output;
+      op.memory = memory_[i]->name;
+      std::int64_t elem = static_cast<std::int64_t>(dtype_size(operand.dtype));
+      std::int64_t swept = elem, unique = elem;
+      std::vector<bool> follows(tile.size(), false);
+      for (std::size_t d = 0; d < operand.shape.size(); ++d) {
+        std::int64_t most;
+        if (operand.axis[d]) {
+          follows[*operand.axis[d]] = true;
+          std::size_t axis = *operand.axis[d];
+          most = tiles(axis, tile[axis]).most[i][d];
+          // The union of the tiles' regions: from the first tile's start to the last's end.
+          auto [start, first_extent] = clamped(i, d, tile[axis], 0);
+          auto [last_start, last_extent] = clamped(i, d, tile[axis], tiles(axis, tile[axis]).count - 1);
+          (void)first_extent;
+          unique *= std::max<std::int64_t>(last_start + last_extent - start, 0);
+        } else {
+          most = clamped(i, d, 1, 0).second;
+          swept *= most;
+          unique *= most;
+        }
+        op.tile.push_back(most);
+      }
+      for (std::size_t a = 0; a < tile.size(); ++a)
+        if (follows[a]) swept *= tiles(a, tile[a]).sum[i];
+      // Moved in the loop of the innermost axis it follows; reloaded by each outer loop
+      // whose axis it does not follow.
+      std::ptrdiff_t innermost = -1;
+      for (std::size_t k = 0; k < plan.order.size(); ++k)
+        if (follows[plan.order[k]]) innermost = static_cast<std::ptrdiff_t>(k);
+      std::int64_t reload = 1;
+      for (std::ptrdiff_t k = 0; k < innermost; ++k)
+        if (!follows[plan.order[static_cast<std::size_t>(k)]])
+          reload *= tiles(plan.order[static_cast<std::size_t>(k)], tile[plan.order[static_cast<std::size_t>(k)]]).count;
+      op.moves = reload;
+      for (std::size_t a = 0; a < tile.size(); ++a)
+        if (follows[a]) op.moves *= tiles(a, tile[a]).count;
+      op.bytes = swept * reload;
+      op.halo_bytes = std::max<std::int64_t>(swept - unique, 0) * reload;
+      op.tile_bytes = elem;
+      for (std::int64_t e : op.tile) op.tile_bytes *= e;
+      bool inner = !plan.order.empty() &&
+                   innermost == static_cast<std::ptrdiff_t>(plan.order.size()) - 1;
+      op.buffers = plan.double_buffered && inner ? 2 : 1;
+      use[memory_[i]] += align_up(op.tile_bytes, memory_[i]->alignment) * op.buffers;
+      plan.operands.push_back(std::move(op));
+    }
+    for (const Memory& memory : model_.memories)
+      if (auto it = use.find(&memory); it != use.end())
+        plan.memories.push_back({memory.name, it->second, memory.capacity});
+    return plan;
+  }
+
+  static std::int64_t excess(const TilePlan& plan) {
+    std::int64_t over = 0;
+    for (const MemoryUse& m : plan.memories) over += std::max<std::int64_t>(m.peak - m.capacity, 0);
+    return over;
+  }
+
+  // The exact number of DMA transfers of each operand: every tile's region, as moved.
+  void count_transfers(TilePlan& plan) {
+    const auto& operands = space_.operands();
+    for (std::size_t i = 0; i < operands.size(); ++i) {
+      const TileOperand& operand = operands[i];
+      std::vector<std::size_t> axes;
+      for (std::size_t a = 0; a < plan.tile.size(); ++a)
+        for (std::size_t d = 0; d < operand.shape.size(); ++d)
+          if (operand.axis[d] == a && std::find(axes.begin(), axes.end(), a) == axes.end())
+            axes.push_back(a);
+      std::int64_t per_sweep = 0, sweeps = plan.operands[i].moves;
+      std::vector<std::int64_t> position(axes.size(), 0);
+      for (std::size_t a : axes) sweeps /= tiles(a, plan.tile[a]).count;
+      while (true) {
+        Shape extents;
+        for (std::size_t d = 0; d < operand.shape.size(); ++d) {
+          std::int64_t p = 0;
+          std::int64_t size = 1;
+          if (operand.axis[d]) {
+            std::size_t k = static_cast<std::size_t>(
+                std::find(axes.begin(), axes.end(), *operand.axis[d]) - axes.begin());
+            p = position[k];
+            size = plan.tile[*operand.axis[d]];
+          }
+          extents.push_back(clamped(i, d, size, p).second);
+        }
+        per_sweep += transfers(extents, operand.shape, model_.dma.dims);
+        std::size_t k = 0;
+        for (; k < axes.size(); ++k) {
+          if (++position[k] < tiles(axes[k], plan.tile[axes[k]]).count) break;
+          position[k] = 0;
+        }
+        if (k == axes.size()) break;
+      }
+      plan.operands[i].transfers = per_sweep * sweeps;
+    }
+  }
+
+ private:
+  const TileSpace& space_;
+  const MemoryModel& model_;
+  std::vector<const Memory*> memory_;
+  std::vector<std::vector<std::int64_t>> sizes_;
+  std::map<std::pair<std::size_t, std::int64_t>, AxisTiles> cache_;
+};
+
+// What a plan costs: the DMA engine's busy time in bytes, every byte moved plus each move's
+// setup (its cycles at the engine's rate).
+std::int64_t cost(const TilePlan& plan, const DmaEngine& dma) {
+  std::int64_t moves = 0;
+  for (const OperandPlan& operand : plan.operands) moves += operand.moves;
+  return plan.traffic() + moves * dma.setup_cycles * dma.bytes_per_cycle;
+}
+
+// The cheapest plan that fits, over every order of the axes and every combination of sizes
+// of all axes but one (see plan.h): the remaining axis gets the largest size that fits, found
+// by bisection (a memory's use grows with every size).
+std::optional<TilePlan> search(Planner& planner, const std::vector<std::size_t>& axes, bool dbl,
+                               const DmaEngine& dma) {
+  const auto& sizes = planner.sizes();
+  if (axes.empty()) {
+    TilePlan whole = planner.evaluate(Shape(sizes.size(), 1), {}, dbl);
+    for (std::size_t a = 0; a < sizes.size(); ++a) whole.tile[a] = sizes[a].front();
+    whole = planner.evaluate(whole.tile, {}, dbl);
+    return Planner::excess(whole) == 0 ? std::optional(whole) : std::nullopt;
+  }
+  // The axis with the most sizes is bisected; the others enumerated.
+  std::size_t free = axes.front();
+  for (std::size_t a : axes)
+    if (sizes[a].size() > sizes[free].size()) free = a;
+  std::vector<std::size_t> others;
+  for (std::size_t a : axes)
+    if (a != free) others.push_back(a);
+  std::optional<TilePlan> best;
+  std::vector<std::size_t> order = axes;
+  std::sort(order.begin(), order.end());
+  do {
+    std::vector<std::size_t> index(sizes.size(), 0);
+    while (true) {
+      Shape tile;
+      for (std::size_t a = 0; a < sizes.size(); ++a) tile.push_back(sizes[a][index[a]]);
+      // Sizes of the free axis run from largest (index 0) to 1: find the first that fits.
+      std::size_t lo = 0, hi = sizes[free].size();
+      while (lo < hi) {
+        std::size_t mid = (lo + hi) / 2;
+        tile[free] = sizes[free][mid];
+        if (Planner::excess(planner.evaluate(tile, order, dbl)) == 0)
+          hi = mid;
+        else
+          lo = mid + 1;
+      }
+      if (lo < sizes[free].size()) {
+        tile[free] = sizes[free][lo];
+        TilePlan plan = planner.evaluate(tile, order, dbl);
+        if (!best || cost(plan, dma) < cost(*best, dma)) best = std::move(plan);
+      }
+      std::size_t k = 0;
+      for (; k < others.size(); ++k) {
+        if (++index[others[k]] < sizes[others[k]].size()) break;
+        index[others[k]] = 0;
+      }
+      if (k == others.size()) break;
+    }
+  } while (std::next_permutation(order.begin(), order.end()));
+  return best;
+}
+
+}  // namespace
+
+std::int64_t TilePlan::traffic() const {
+  std::int64_t bytes = 0;
+  for (const OperandPlan& operand : operands) bytes += operand.bytes;
+  return bytes;
+}
+
+std::string TilePlan::summary() const {
+  return fmt::format("{} ({} tile{}, {} buffered)", shape_text(tile), tiles, tiles == 1 ? "" : "s",
+                     double_buffered ? "double" : "single");
+}
+
+Expected<TilePlan> plan_tiles(const TileSpace& space, const MemoryModel& model) {
+  Planner planner(space, model);
+  UMA_TRY(planner.init());
+  std::vector<std::size_t> axes;
+  for (std::size_t a = 0; a < space.num_axes(); ++a)
+    if (space.output_shape()[a] > 1) axes.push_back(a);
+  std::optional<TilePlan> best;
+  for (bool dbl : {true, false}) {
+    best = search(planner, axes, dbl, model.dma);
+    if (best) break;
+  }
+  if (!best) {
+    Shape smallest(space.num_axes(), 1);
+    TilePlan plan = planner.evaluate(smallest, axes, false);
+    for (const MemoryUse& memory : plan.memories)
+      if (memory.peak > memory.capacity)
+        return make_error("needs {} bytes of {} at its smallest tile ({}), has {}", memory.peak,
+                          memory.name, shape_text(smallest), memory.capacity);
+    return make_error("no tiling fits");  // unreachable: the smallest tile fits then
+  }
+  planner.count_transfers(*best);
+  return std::move(*best);
+}
+
+Expected<TilePlan> make_plan(const TileSpace& space, const MemoryModel& model, const Shape& tile,
+                             const std::vector<std::size_t>& order, bool double_buffered) {
+  Planner planner(space, model);
+  UMA_TRY(planner.init());
+  if (tile.size() != space.num_axes())
+    return make_error("the tile has {} sizes for an output of {} axes", tile.size(),
+                      space.num_axes());
+  for (std::size_t a = 0; a < tile.size(); ++a)
+    if (tile[a] < 1 || tile[a] > space.output_shape()[a])
+      return make_error("the tile's size {} on axis {} is not in [1, {}]", tile[a], a,
+                        space.output_shape()[a]);
+  TilePlan plan = planner.evaluate(tile, order, double_buffered);
+  for (const MemoryUse& memory : plan.memories)
+    if (memory.peak > memory.capacity)
+      return make_error("tile {} needs {} bytes of {}, has {}", shape_text(tile), memory.peak,
+                        memory.name, memory.capacity);
+  planner.count_transfers(plan);
+  return plan;
+}
+
+}  // namespace uma::tiling

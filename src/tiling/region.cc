@@ -1,0 +1,246 @@
+// The regions an output tile needs, from the layer's own loop nests (see uma/tiling/region.h).
+#include "uma/tiling/region.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <unordered_set>
+
+#include "../tir/schedule/schedule_util.h"  // the region bounder the schedule primitives use
+#include "uma/lower/lower.h"
+#include "uma/tir/functor.h"
+#include "uma/tir/printer.h"
+#include "uma/tir/simplify.h"
+
+namespace uma::tiling {
+namespace {
+
+using namespace tir;
+
+// The blocks of a lowered function in program order (lowering nests none).
+std::vector<const BlockNode*> blocks_of(const Stmt& body) {
+  std::vector<const BlockNode*> blocks;
+  pre_order_visit(body, [&](const ExprNode*, const StmtNode* s) {
+    if (s != nullptr && s->kind == StmtKind::Block) blocks.push_back(static_cast<const BlockNode*>(s));
+  });
+  return blocks;
+}
+
+// `body` with the loops of `ranges`' variables iterating over [first, last] instead.
+class NarrowLoops : public Mutator {
+ public:
+  explicit NarrowLoops(const std::unordered_map<const VarNode*, std::pair<Expr, Expr>>& ranges)
+      : ranges_(ranges) {}
+  using Mutator::mutate;
+
+ protected:
+  Stmt mutate(const ForNode& op, const Stmt& self) override {
+    Stmt body = mutate(op.body);
+    auto it = ranges_.find(op.var.as<VarNode>());
+    if (it == ranges_.end())
+      return body.same_as(op.body) ? self
+                                   : ForNode::make(op.var, op.min, op.extent, op.for_kind, body);
+    const auto& [first, last] = it->second;
+    return ForNode::make(op.var, first, simplify(last - first + 1), op.for_kind, body);
+  }
+
+ private:
+  const std::unordered_map<const VarNode*, std::pair<Expr, Expr>>& ranges_;
+};
+
+// The role of a constant: the weights when the layer's first op (its anchor: the convolution
+// of conv → bias → relu) reads it as its second operand, else a bias.
+Role constant_role(const Function& composite, const Value& constant) {
+  for (const auto& node : composite.nodes()) {
+    if (node->is_op("constant")) continue;
+    return node->num_operands() > 1 && node->operand(1) == &constant ? Role::kWeights : Role::kBias;
+  }
+  return Role::kBias;
+}
+
+}  // namespace
+
+std::optional<std::int64_t> evaluate(const Expr& e,
+                                     const std::unordered_map<const VarNode*, std::int64_t>& values) {
+  auto both = [&](const Expr& a, const Expr& b, auto f) -> std::optional<std::int64_t> {
+    auto x = evaluate(a, values), y = evaluate(b, values);
+    if (!x || !y) return std::nullopt;
+    return f(*x, *y);
+  };
+  auto floor_div = [](std::int64_t a, std::int64_t b) {
+    std::int64_t q = a / b;
+    return (a % b != 0 && (a < 0) != (b < 0)) ? q - 1 : q;
+  };
+  switch (e.kind()) {
+    case ExprKind::IntImm:
+      return e.as<IntImmNode>()->value;
+    case ExprKind::Var: {
+      auto it = values.find(e.as<VarNode>());
+      if (it == values.end()) return std::nullopt;
+      return it->second;
+    }
+    case ExprKind::Cast:
+      return e.type().dtype == DType::f32 || e.type().dtype == DType::f64
+                 ? std::nullopt
+                 : evaluate(e.as<CastNode>()->value, values);
+    case ExprKind::Add:
+      return both(e.as<AddNode>()->a, e.as<AddNode>()->b, [](auto a, auto b) { return a + b; });
+    case ExprKind::Sub:
+      return both(e.as<SubNode>()->a, e.as<SubNode>()->b, [](auto a, auto b) { return a - b; });
+    case ExprKind::Mul:
+      return both(e.as<MulNode>()->a, e.as<MulNode>()->b, [](auto a, auto b) { return a * b; });
+    case ExprKind::Div:
+      return both(e.as<DivNode>()->a, e.as<DivNode>()->b,
+                  [&](auto a, auto b) -> std::int64_t { return b == 0 ? 0 : floor_div(a, b); });
+    case ExprKind::Mod:
+      return both(e.as<ModNode>()->a, e.as<ModNode>()->b, [&](auto a, auto b) -> std::int64_t {
+        return b == 0 ? 0 : a - floor_div(a, b) * b;
+      });
+    case ExprKind::Min:
+      return both(e.as<MinNode>()->a, e.as<MinNode>()->b,
+                  [](auto a, auto b) { return std::min(a, b); });
+    case ExprKind::Max:
+      return both(e.as<MaxNode>()->a, e.as<MaxNode>()->b,
+                  [](auto a, auto b) { return std::max(a, b); });
+    default:
+      return std::nullopt;
+  }
+}
+
+Expected<TileSpace> TileSpace::derive(const Function& composite) {
+  if (composite.outputs().size() != 1 || !composite.outputs()[0]->type().is_tensor())
+    return make_error("the layer has {} outputs; a tiled layer has one tensor",
+                      composite.outputs().size());
+  lower::LowerOptions options;
+  options.max_immediate_elements = 0;  // every constant a buffer, so that it has a region
+  UMA_TRY_ASSIGN(PrimFunc func, lower::lower_function(composite, options));
+
+  TileSpace space;
+  const TensorType& out_type = composite.outputs()[0]->tensor_type();
+  space.output_shape_ = out_type.shape;
+  for (std::size_t a = 0; a < space.num_axes(); ++a) {
+    space.lo_.push_back(VarNode::make(fmt::format("lo{}", a)));
+    space.hi_.push_back(VarNode::make(fmt::format("hi{}", a)));
+  }
+
+  // The operands, each with the buffer lowering gave it.
+  std::vector<Buffer> buffers;
+  auto add = [&](const Value& value, Role role, bool output, Buffer buffer) {
+    TileOperand operand;
+    operand.value = &value;
+    operand.role = role;
+    operand.output = output;
+    operand.dtype = value.tensor_type().dtype;
+    operand.shape = value.tensor_type().shape;
+    space.operands_.push_back(std::move(operand));
+    buffers.push_back(std::move(buffer));
+  };
+  for (std::size_t i = 0; i < composite.num_params(); ++i) {
+    if (!composite.param(i)->type().is_tensor())
+      return make_error("parameter {} is a tuple, which a tiled layer does not take", i);
+    add(*composite.param(i), Role::kFeatures, false, func.params[i]);
+  }
+  for (const auto& [index, tensor] : lower::bound_constants(func)) {
+    const Value* constant = nullptr;
+    for (const auto& node : composite.nodes())
+      if (node->is_op("constant") && node->attrs().get_tensor("value") == tensor)
+        constant = node->result();
+    if (constant == nullptr) return make_error("a constant of the layer has no node");
+    add(*constant, constant_role(composite, *constant), false, func.params[index]);
+  }
+  add(*composite.outputs()[0], Role::kFeatures, true, func.params[func.num_inputs]);
+
+  // What each buffer must hold, backwards from the output tile.
+  struct Need {
+    std::vector<Expr> first, last;
+  };
+  std::unordered_map<const BufferNode*, Need> need;
+  need[buffers.back().get()] = {std::vector<Expr>(space.lo_.begin(), space.lo_.end()),
+                                std::vector<Expr>(space.hi_.begin(), space.hi_.end())};
+  std::vector<const BlockNode*> blocks = blocks_of(func.body);
+  for (auto it = blocks.rbegin(); it != blocks.rend(); ++it) {
+    const BlockNode& block = **it;
+    std::unordered_map<const VarNode*, std::pair<Expr, Expr>> ranges;
+    std::unordered_set<const BufferNode*> written;
+    pre_order_visit(block.body, [&](const ExprNode*, const StmtNode* s) {
+      if (s == nullptr || s->kind != StmtKind::Store) return;
+      const auto& store = *static_cast<const StoreNode*>(s);
+      auto wanted = need.find(store.buffer.get());
+      if (wanted == need.end()) return;
+      written.insert(store.buffer.get());
+      for (std::size_t d = 0; d < store.indices.size(); ++d)
+        if (const auto* var = store.indices[d].as<VarNode>())
+          ranges.emplace(var, std::pair{wanted->second.first[d], wanted->second.last[d]});
+    });
+    if (written.empty()) continue;
+    Stmt narrowed = NarrowLoops(ranges).mutate(block.body);
+    for (const Buffer& read : sched::accessed_buffers(narrowed, /*loads=*/true, /*stores=*/false)) {
+      if (written.contains(read.get())) continue;
+      Expected<sched::Region> region =
+          sched::accessed_region(narrowed, read, /*stores=*/false, "tile", "tile");
+      if (!region)
+        return make_error("block '{}': {}", block.name, region.error().message());
+      auto [entry, fresh] = need.try_emplace(read.get(), Need{region->lo, region->hi});
+      if (fresh) continue;
+      for (std::size_t d = 0; d < region->lo.size(); ++d) {
+        entry->second.first[d] = min(entry->second.first[d], region->lo[d]);
+        entry->second.last[d] = max(entry->second.last[d], region->hi[d]);
+      }
+    }
+  }
+
+  // Each dimension's region, and the one axis it follows.
+  std::unordered_map<const VarNode*, std::size_t> axis_of;
+  for (std::size_t a = 0; a < space.num_axes(); ++a) {
+    axis_of[space.lo_[a].as<VarNode>()] = a;
+    axis_of[space.hi_[a].as<VarNode>()] = a;
+  }
+  for (std::size_t i = 0; i < space.operands_.size(); ++i) {
+    TileOperand& operand = space.operands_[i];
+    auto found = need.find(buffers[i].get());
+    for (std::size_t d = 0; d < operand.shape.size(); ++d) {
+      Expr first = found != need.end() ? simplify(found->second.first[d]) : Expr(std::int64_t{0});
+      Expr last =
+          found != need.end() ? simplify(found->second.last[d]) : Expr(operand.shape[d] - 1);
+      std::optional<std::size_t> axis;
+      std::optional<std::string> conflict;
+      for (const Expr& bound : {first, last})
+        pre_order_visit(EvaluateNode::make(bound), [&](const ExprNode* e, const StmtNode*) {
+          if (e == nullptr || e->kind != ExprKind::Var) return;
+          auto a = axis_of.find(static_cast<const VarNode*>(e));
+          if (a == axis_of.end()) {
+            conflict = fmt::format("uses the variable '{}'", static_cast<const VarNode*>(e)->name);
+          } else if (axis && *axis != a->second) {
+            conflict = fmt::format("follows output axes {} and {}", *axis, a->second);
+          } else {
+            axis = a->second;
+          }
+        });
+      if (conflict)
+        return make_error("the region of %{}'s dimension {} ([{}, {}]) {}; it cannot be tiled",
+                          operand.value->name(), d, to_string(first), to_string(last), *conflict);
+      operand.axis.push_back(axis);
+      operand.first.push_back(first);
+      operand.last.push_back(last);
+    }
+  }
+  return space;
+}
+
+Span TileSpace::region(std::size_t operand, std::size_t dim, std::int64_t lo,
+                       std::int64_t hi) const {
+  const TileOperand& op = operands_[operand];
+  std::unordered_map<const VarNode*, std::int64_t> values;
+  if (op.axis[dim]) {
+    values[lo_[*op.axis[dim]].as<VarNode>()] = lo;
+    values[hi_[*op.axis[dim]].as<VarNode>()] = hi;
+  }
+  std::optional<std::int64_t> first = evaluate(op.first[dim], values);
+  std::optional<std::int64_t> last = evaluate(op.last[dim], values);
+  // derive() checked the expressions use only these variables, so they evaluate; a
+  // failure is a bug.
+  UMA_CHECK(first && last, "cannot evaluate the region of %{}", op.value->name());
+  return {*first, *last};
+}
+
+}  // namespace uma::tiling
