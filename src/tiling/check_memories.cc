@@ -1,6 +1,4 @@
 // check-memories: what each memory holds at once fits it (see uma/tiling/passes.h).
-#include <fmt/format.h>
-
 #include <map>
 
 #include "uma/tir/functor.h"
@@ -81,9 +79,7 @@ class Peaks {
 
 tir::FuncPass check_memories_pass(const MemoryModel& model) {
   return {"check-memories", [model](const PrimFunc& func) -> Expected<PrimFunc> {
-            Peaks peaks(model);
-            if (Status ok = peaks.visit(func.body); !ok)
-              return ok.error().with_context(fmt::format("func @{}", func.name));
+            UMA_TRY(Peaks(model).visit(func.body));
             return func;
           }};
 }

@@ -361,7 +361,15 @@ class TiledLowering {
                                                   std::move(extern_call.args),
                                                   CallNode::CallKind::kExtern));
     std::vector<Buffer> reads(scratch_.begin(), scratch_.end() - 1);
-    Stmt block = BlockNode::make(std::string(kComputeBlock), reads, {scratch_.back()}, body);
+    // The block iterates over the tiles of the innermost tiled axis, bound to its loop (none
+    // for a run of one tile): what pipeline-dma pipelines.
+    std::vector<IterVar> iter_vars;
+    if (!plan_.order.empty()) {
+      std::size_t inner = plan_.order.back();
+      iter_vars.push_back({"tile", Expr(chosen_[inner]->count), IterKind::kSpatial, vars_[inner]});
+    }
+    Stmt block = BlockNode::make(std::string(kComputeBlock), reads, {scratch_.back()}, body, {},
+                                 std::move(iter_vars));
     computes_.emplace(chosen_, block);
     return block;
   }

@@ -7,6 +7,7 @@
 
 #include "uma/lower/lower.h"
 #include "uma/tir/passes.h"
+#include "uma/tir/printer.h"
 
 namespace uma::build {
 namespace {
@@ -53,7 +54,10 @@ Status fuse_host_functions(Module& module, const PipelineOptions& options) {
 }
 
 Expected<std::vector<LoweredCall>> lower_calls(const Function& host,
-                                               const std::vector<TargetPipeline>& targets) {
+                                               const std::vector<TargetPipeline>& targets,
+                                               const PipelineOptions& options) {
+  bool print = std::any_of(options.print_after.begin(), options.print_after.end(),
+                           [](const std::string& p) { return p == "all" || p == "lower"; });
   std::vector<LoweredCall> lowered;
   std::unordered_set<const Function*> seen;
   for (const auto& node : host.nodes()) {
@@ -76,6 +80,11 @@ Expected<std::vector<LoweredCall>> lower_calls(const Function& host,
     if (func && target && targets[*target].after_lower)
       func = targets[*target].after_lower(callee, std::move(*func));
     if (!func) return func.error().with_context(fmt::format("lowering @{}", callee.name()));
+    if (print) {
+      UMA_CHECK(options.print_stream != nullptr, "print_after needs a print_stream");
+      *options.print_stream << "// -----// IR after lower //----- //\n";
+      tir::print(*options.print_stream, *func);
+    }
     lowered.push_back({&callee, std::move(*func), target});
   }
   return lowered;
@@ -155,7 +164,7 @@ Expected<HostBuild> build_program(const Module& module, const HostBuildOptions& 
   StageTimer timer(build.timings);
 
   // Loop IR: each called function lowered, then TIR_PHASE_0..3.
-  UMA_TRY_ASSIGN(std::vector<LoweredCall> lowered, lower_calls(*main, options.targets));
+  UMA_TRY_ASSIGN(std::vector<LoweredCall> lowered, lower_calls(*main, options.targets, options.passes));
   timer.stage("lower");
   const codegen::CCodegenOptions codegen_options{.openmp = parallel};
   tir::TirPipeline pipeline = tir::core_tir_pipeline({.parallel = parallel});

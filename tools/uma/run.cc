@@ -393,8 +393,9 @@ void add_run_command(CLI::App& app, int& exit_code) {
                 "functions on the host, then each alone on its backend, and name those at "
                 "fault with their nodes");
   cmd->add_option("--print-after", options->compile.print_after,
-                  "Compiled: print the IR after this graph or loop-IR pass of the build ('all': "
-                  "after every pass), on every function it runs on")
+                  "Compiled: print the IR after this graph or loop-IR pass of the build ('lower': "
+                  "each function as lowered, before the loop-IR passes; 'all': after every "
+                  "pass), on every function it runs on")
       ->delimiter(',')
       ->allow_extra_args(false);
   cmd->add_flag("--timing", options->compile.timing,

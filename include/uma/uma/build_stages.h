@@ -129,9 +129,12 @@ Status fuse_host_functions(Module& module, const PipelineOptions& options = {});
 
 // Lowers every function `host` calls (each once, in order of first call), each with its
 // pipeline's overrides and after_lower. Errors name the call whose callee
-// is not a function the host can run (a Primitive or partitioned one).
+// is not a function the host can run (a Primitive or partitioned one). With "lower" (or
+// "all") in options.print_after, prints each function as lowered (before TIR_PHASE_0), as
+// --print-after prints after a pass.
 Expected<std::vector<LoweredCall>> lower_calls(const Function& host,
-                                               const std::vector<TargetPipeline>& targets = {});
+                                               const std::vector<TargetPipeline>& targets = {},
+                                               const PipelineOptions& options = {});
 
 // Runs the loop-IR phases on each lowered function: `core`, and for a function with a
 // pipeline its passes after the core's in each phase.

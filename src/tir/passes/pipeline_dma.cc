@@ -1,6 +1,7 @@
 // pipeline-dma: double buffering. In a block "tiles" whose attribute tile.double is 1
-// (uma/tiling/lower_tiled.h), each loop of more than one tile that holds the block "compute"
-// gets a software pipeline of two stages, DMA and compute:
+// (uma/tiling/lower_tiled.h), each loop of more than one tile of the innermost tiled axis (the
+// loop its block "compute" iterates over: the block's iteration variable is bound to it) gets
+// a software pipeline of two stages, DMA and compute:
 //
 //   dma_in(tile 0 → slot 0)                              prologue
 //   for t in [0, n):
@@ -104,10 +105,13 @@ std::vector<Stmt> stmts_of(const Stmt& s) {
   return {s};
 }
 
+// Whether the loop is the one of the innermost tiled axis: a block "compute" in its body
+// iterates over the tiles bound to the loop's variable.
 bool holds_compute(const ForNode& loop) {
   for (const Stmt& s : stmts_of(loop.body))
     if (const auto* block = s.as<BlockNode>(); block != nullptr && block->name == kCompute)
-      return true;
+      for (const IterVar& iv : block->iter_vars)
+        if (iv.binding.same_as(loop.var)) return true;
   return false;
 }
 

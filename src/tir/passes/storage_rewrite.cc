@@ -1,8 +1,10 @@
 // storage-rewrite: allocations whose lifetimes do not overlap share memory.
 //
 // Assumes: buffers are flattened (flatten-buffers); an allocation that is not a
-// one-dimensional dense buffer of constant size is left alone, and so are buffers of the
-// "local" scope, which the C compiler keeps in registers best when they stay apart.
+// one-dimensional dense buffer of constant size is left alone, and so are buffers of any
+// scope but "global": "local" ones, which the C compiler keeps in registers best when they
+// stay apart, and those of an accelerator's memories, which tiling placed layer by layer
+// (hoisted to the function's start, they would all be live at once).
 // Guarantees: the function computes the same. Allocations of one scope and dtype, made in
 // one parallel region (the function outside every parallel or vectorized loop, or the body
 // of one such loop, since a buffer allocated in it is private to each iteration), whose
@@ -80,7 +82,7 @@ class Liveness final : public Visitor {
     if (inserted) {
       Candidate c{buffer, 0, region};
       auto size = buffer->shape.size() == 1 ? as_const_int(buffer->shape[0]) : std::nullopt;
-      c.eligible = size && *size > 0 && buffer->strides.empty() && buffer->scope != "local";
+      c.eligible = size && *size > 0 && buffer->strides.empty() && buffer->scope == "global";
       c.size = size.value_or(0);
       candidates.push_back(std::move(c));
     } else {
