@@ -1,24 +1,20 @@
 """An UltraTrail-like 1-D CNN accelerator (backends/ultra_trail/) in Python: each conv1d
-layer (conv1d, optional bias, optional relu) is one call of a C kernel, configured by a
-configuration pass, its buffers placed in the accelerator's memories by a loop-IR pass.
+layer (conv1d, optional bias, optional relu) is one call of a C kernel per tile. The backend
+declares its memories; the core tiles each layer to fit them and moves the tiles by DMA.
 
     uma.register_backend(ultra_trail.UltraTrail())    # the target kind "py_ultra_trail"
-    compiled = uma.build(uma.load("conv1d.onnx"), targets=["py_ultra_trail --wmem_kb=16"])
+    compiled = uma.build(uma.load("conv1d.onnx"), targets=["py_ultra_trail --fmem_kb=4"])
 """
 
 import math
 
 import uma
 
-CONFIG = "ut.config"  # the composite's attribute the configuration pass sets
-# The configuration registers, in ut_conv1d's order after its four pointers.
-FIELDS = ["batch", "dimension", "channels_in", "channels_out", "kernel", "stride", "pad_left",
-          "length_in", "length_out", "relu"]
-
 KERNEL = """#include <stddef.h>
 #include <stdint.h>
-// One layer on the accelerator: features [batch][channels][length], weights
-// [out][in][kernel]; output channels in blocks of the array's side.
+// One tile of a layer on the accelerator, its operands in the accelerator's memories: features
+// [batch][channels][length], weights [out][in][kernel]; output channels in blocks of the
+// array's side. Padding on the left is `pad`; on the right, what lies past `lin`.
 int32_t ut_conv1d(const float* x, const float* w, const float* b, float* y, int64_t batch,
                   int64_t dim, int64_t cin, int64_t cout, int64_t k, int64_t stride,
                   int64_t pad, int64_t lin, int64_t lout, int64_t relu) {
@@ -68,83 +64,49 @@ def is_per_channel(shape, channels):
 
 def check_layer(nodes, target):
     """Why the accelerator cannot run the layer, or None: f32 only, one group, no dilation, a
-    bias per output channel, and weights, bias and one sample's features fitting memory."""
+    bias per output channel. Whether it fits the memories is the core's question: they hold
+    tiles of it."""
     conv, bias, _ = layer(nodes)
     if conv.operands[0].dtype != "f32":
         return f"the data is {conv.operands[0].dtype}; py_ultra_trail runs f32"
     if conv.attrs["groups"] != 1 or conv.attrs["dilation"] != [1]:
         return "py_ultra_trail runs groups 1 and dilation 1 only"
-    (_, cin, lin), (cout, _, k), (_, _, lout) = (conv.operands[0].shape, conv.operands[1].shape,
-                                                 conv.result.shape)
     if any(n.op == "add" for n in nodes):
         if len(conv.operands) == 3:
             return "the kernel adds one bias, and the convolution has its own"
-        if not is_per_channel(bias.shape, cout):
+        if not is_per_channel(bias.shape, conv.result.shape[1]):
             return f"the bias has shape {list(bias.shape)}, not one value per output channel"
-    for memory, size, kb in [("wmem", cout * cin * k * 4, target.wmem_kb),
-                             ("bmem", cout * 4 if bias else 0, target.bmem_kb),
-                             ("fmem", (cin * lin + cout * lout) * 4, target.fmem_kb)]:
-        if size > kb * 1024:
-            return f"{conv.location}: takes {size} bytes of {memory}, which holds {kb * 1024}"
     return None
 
 
-def configure(module, target):
-    """POST_PARTITIONING_0: each layer's configuration registers, as the composite's "ut.config";
-    a layer the memories cannot hold (another partitioner may have let it in) fails the build."""
-    for function in module.functions:
-        if function.attrs.get("Compiler") != target.kind:
-            continue
-        for call in function.nodes:
-            nodes = call.callee.nodes
-            if reason := check_layer(nodes, target):
-                raise uma.Error(f"@{function.name}: {reason}")
-            conv, bias, relu = layer(nodes)
-            (n, cin, lin), (cout, _, k) = conv.operands[0].shape, conv.operands[1].shape
-            call.callee.set_attr(CONFIG, [n, target.dimension, cin, cout, k, conv.attrs["strides"][0],
-                                          conv.attrs["padding"][0], lin, conv.result.shape[2], int(relu)])
-    return True
-
-
 def lower_conv1d(call, target):
-    """One call of the kernel, configured by the configuration pass's registers."""
-    conv, bias, _ = layer(call.composite.nodes)
+    """One call of the kernel for a tile: the core calls this on a copy of the layer with the
+    tile's shapes and padding, its operands the tile's buffers in the memories."""
+    conv, bias, relu = layer(call.composite.nodes)
+    (n, cin, lin), (cout, _, k), (_, _, lout) = (conv.operands[0].shape, conv.operands[1].shape,
+                                                 conv.result.shape)
     return uma.ExternCall("ut_conv1d", [
         call.address(conv.operands[0]), call.address(conv.operands[1]), call.address_or_null(bias),
-        call.address(call.composite.outputs[0])] + call.composite.attrs[CONFIG])
-
-
-def place_buffers(func, target):
-    """TIR_PHASE_0: each layer reads its weights from "wmem", its bias from "bmem" and its
-    input features from "fmem", and writes its output features to "fmem"."""
-    schedule = uma.Schedule(func)
-    for block in schedule.get_blocks(f"{target.kind}.conv1d"):
-        x, w, *b = [buffer["name"] for buffer in schedule.block(block)["reads"]]
-        for buffer, scope in [(x, "fmem"), (w, "wmem")] + [(name, "bmem") for name in b]:
-            schedule.cache_read(block, buffer, scope)
-        schedule.cache_write(block, schedule.block(block)["writes"][0]["name"], "fmem")
-    return schedule.func
+        call.address(call.composite.outputs[0]), n, target.dimension, cin, cout, k,
+        conv.attrs["strides"][0], conv.attrs["padding"][0], lin, lout, int(relu)])
 
 
 class UltraTrail(uma.Backend):
     def __init__(self, name="py_ultra_trail"):
         super().__init__(name)
-        # 1. Target: the array's side and the memories' sizes.
+        # 1. Target: the array's side, the memories (attributes wmem_kb, fmem_kb, bmem_kb) and
+        # the DMA engine that fills them (the core's: a memcpy per row).
         self.add_int_attr("dimension", 8, "the array's side: output channels in blocks of it")
-        self.add_int_attr("wmem_kb", 64, "weight memory, KiB")
-        self.add_int_attr("fmem_kb", 32, "feature memory, KiB: one sample's input and output")
-        self.add_int_attr("bmem_kb", 2, "bias memory, KiB")
-        self.set_target_check(lambda t: None if min(t.dimension, t.wmem_kb, t.fmem_kb, t.bmem_kb) > 0
-                              else "dimension and the memories' sizes must be positive")
+        self.set_target_check(lambda t: None if t.dimension > 0 else "dimension must be positive")
+        self.add_memory("wmem", 64, ["weights"], alignment=4, help="weight memory, KiB")
+        self.add_memory("fmem", 32, ["features"], alignment=4, help="feature memory, KiB")
+        self.add_memory("bmem", 2, ["bias"], alignment=4, help="bias memory, KiB")
+        self.set_dma(bytes_per_cycle=8, setup_cycles=16)
         # 2. Patterns: a conv1d layer the accelerator runs.
         self.add_pattern("conv1d", conv1d_pattern(), lambda match, target: check_layer(match.nodes, target))
-        # 3. Graph passes: the configuration registers.
-        self.add_graph_pass("POST_PARTITIONING_0", "py-ultra-trail-config", configure)
-        # 4. Lowering: one kernel call per layer, every operand a buffer in memory.
+        # 4. Lowering: one kernel call per tile, every operand a buffer in memory.
         self.add_composite_lowering("conv1d", lower_conv1d)
         self.set_max_immediate_elements(0)
-        # 5. Loop-IR passes: the buffers in the accelerator's memories.
-        self.add_tir_pass("TIR_PHASE_0", "py-ultra-trail-scopes", place_buffers)
         # 6. Codegen: the kernel, compiled with the generated code.
         self.add_c_source("ut_conv1d", KERNEL)
         self.set_extern_status(True)

@@ -25,11 +25,13 @@ class PythonBackend final : public Backend {
   using Backend::add_include_dir;
   using Backend::add_int_attr;
   using Backend::add_library;
+  using Backend::add_memory;
   using Backend::add_pattern;
   using Backend::add_schedule;
   using Backend::add_string_attr;
   using Backend::add_tir_pass;
   using Backend::set_declare_externs;
+  using Backend::set_dma;
   using Backend::set_extern_printer;
   using Backend::set_extern_status;
   using Backend::set_max_immediate_elements;
@@ -77,6 +79,13 @@ TirPhase tir_phase(const std::string& name) {
   for (std::size_t i = 0; i < 4; ++i)
     if (name == names[i]) return static_cast<TirPhase>(i);
   raise(make_error("unknown loop-IR phase '{}'; expected TIR_PHASE_0 to TIR_PHASE_3", name));
+}
+
+tiling::Role role(const std::string& name) {
+  for (tiling::Role r : {tiling::Role::kFeatures, tiling::Role::kWeights, tiling::Role::kBias,
+                         tiling::Role::kAccumulators})
+    if (tiling::role_name(r) == name) return r;
+  raise(make_error("unknown role '{}'; expected features, weights, bias or accumulators", name));
 }
 
 void declare(py::class_<BackendDeclaration>& c) {
@@ -167,6 +176,37 @@ void declare(py::class_<BackendDeclaration>& c) {
           py::arg("phase"), py::arg("name"), py::arg("run"),
           "run(module, target) at PRE_PARTITIONING, POST_PARTITIONING_0 or "
           "POST_PARTITIONING_1 returns whether it changed the module")
+      .def(
+          "add_memory",
+          [](D& d, std::string name, std::int64_t kb, const std::vector<std::string>& holds,
+             std::int64_t alignment, bool optional, std::string help) {
+            tiling::MemoryDecl memory{.name = std::move(name), .default_kb = kb,
+                                      .alignment = alignment, .holds = {},
+                                      .optional = optional, .help = std::move(help)};
+            for (const std::string& held : holds) memory.holds.push_back(role(held));
+            d.backend().add_memory(std::move(memory));
+          },
+          py::arg("name"), py::arg("kb"), py::arg("holds"), py::arg("alignment") = 1,
+          py::arg("optional") = false, py::arg("help") = "",
+          "an on-chip memory of `kb` KiB (the target attribute <name>_kb) holding the operands "
+          "of the roles in `holds` ('features', 'weights', 'bias'); the core tiles each "
+          "composite with a lowering to fit the memories")
+      .def(
+          "set_dma",
+          [](D& d, std::int64_t bytes_per_cycle, std::int64_t setup_cycles, std::int64_t dims,
+             bool overlaps_compute, std::string start, std::string wait) {
+            d.backend().set_dma({.bytes_per_cycle = bytes_per_cycle,
+                                 .setup_cycles = setup_cycles,
+                                 .dims = dims,
+                                 .overlaps_compute = overlaps_compute,
+                                 .start_function = std::move(start),
+                                 .wait_function = std::move(wait)});
+          },
+          py::kw_only(), py::arg("bytes_per_cycle") = 8, py::arg("setup_cycles") = 16,
+          py::arg("dims") = 2, py::arg("overlaps_compute") = true, py::arg("start") = "",
+          py::arg("wait") = "",
+          "the DMA engine filling the memories: the defaults of its target attributes, and the "
+          "C functions of its transfers (empty: a memcpy per row)")
       .def("set_max_immediate_elements",
            [](D& d, std::int64_t count) { d.backend().set_max_immediate_elements(count); })
       .def(

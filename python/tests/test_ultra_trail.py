@@ -40,56 +40,52 @@ def test_the_conv1d_model_runs_on_the_accelerator_as_the_interpreter_runs_it(py_
         np.testing.assert_allclose(out, expected, rtol=1e-5, atol=1e-5)
 
 
-def test_the_configuration_pass_records_each_layers_registers(py_ultra_trail, model):
-    module = uma.load(model)
-    uma.partition(module, targets=[f"{py_ultra_trail} --dimension=4"])
-    configs = [f.attrs["ut.config"] for f in module.functions if "ut.config" in f.attrs]
-    fields = ultra_trail.FIELDS
-    assert [dict(zip(fields, c)) for c in configs] == [
-        dict(batch=2, dimension=4, channels_in=3, channels_out=8, kernel=3, stride=1,
-             pad_left=1, length_in=16, length_out=16, relu=1),
-        dict(batch=2, dimension=4, channels_in=8, channels_out=4, kernel=5, stride=2,
-             pad_left=2, length_in=16, length_out=8, relu=0)]
-
-
-def test_the_buffers_are_in_the_accelerators_memories(py_ultra_trail, model):
-    compiled = uma.build(uma.load(model), targets=[py_ultra_trail])
+def test_the_tiles_are_in_the_accelerators_memories(py_ultra_trail, model):
+    compiled = uma.build(uma.load(model), targets=[f"{py_ultra_trail} --fmem_kb=1"])
     code = dict(compiled.c_sources)[f"{py_ultra_trail}_0"]
-    # Each memory's buffers share it: the second layer's weights and bias reuse the first's,
-    # its output the input's features.
-    for declaration in ["float x_fmem[96];  // scope fmem", "float w1_wmem[160];  // scope wmem",
-                        "float b1_bmem[8];  // scope bmem", "float r1_fmem[256];  // scope fmem"]:
+    # fmem of 1 KiB holds neither layer's features (2 x 3 x 16 in, 2 x 8 x 16 out): each is
+    # cut into stripes of time of a sample each, its tiles moved in and out by DMA.
+    for declaration in ["float x_fmem[27];  // scope fmem", "float w1_wmem[72];  // scope wmem",
+                        "float b1_bmem[8];  // scope bmem", "float r1_fmem[64];  // scope fmem"]:
         assert declaration in code
+    # The first stripe of 8 samples with the left padding, the second without.
     assert ("ut_conv1d(&x_fmem[0], &w1_wmem[0], &b1_bmem[0], &r1_fmem[0], "
-            "2, 8, 3, 8, 3, 1, 1, 16, 16, 1)") in code
-    assert ("ut_conv1d(&r1_fmem[0], &w1_wmem[0], &b1_bmem[0], &x_fmem[0], "
-            "2, 8, 8, 4, 5, 2, 2, 16, 8, 0)") in code
-    assert "biased[ax0_7 * 32 + ax1_5 * 8 + ax2_5] = x_fmem[" in code
+            "1, 8, 3, 8, 3, 1, 1, 9, 8, 1)") in code
+    assert ("ut_conv1d(&x_fmem[0], &w1_wmem[0], &b1_bmem[0], &r1_fmem[0], "
+            "1, 8, 3, 8, 3, 1, 0, 9, 8, 1)") in code
+    assert "uma_dma_start(" in code
+    rng = np.random.default_rng(2)
+    x = rng.uniform(-1, 1, (2, 3, 16)).astype(np.float32)
+    [expected] = uma.interpret(uma.load(model), x)
+    [out] = compiled(x)
+    np.testing.assert_allclose(out, expected, rtol=1e-5, atol=1e-5)
 
 
-def wide_layer(path):
-    """x [1, 16, 64] → conv1d, 16 channels of kernel 3: 8 KiB of features a sample."""
-    w = numpy_helper.from_array(np.ones((16, 16, 3), np.float32), "w")
+def wide_layer(path, channels):
+    """x [1, channels, 64] → conv1d, 16 channels of kernel 3."""
+    w = numpy_helper.from_array(np.ones((16, channels, 3), np.float32), "w")
     conv = helper.make_node("Conv", ["x", "w"], ["y"], "wide", kernel_shape=[3], pads=[1, 1])
     graph = helper.make_graph(
-        [conv], "wide", [helper.make_tensor_value_info("x", TensorProto.FLOAT, [1, 16, 64])],
+        [conv], "wide",
+        [helper.make_tensor_value_info("x", TensorProto.FLOAT, [1, channels, 64])],
         [helper.make_tensor_value_info("y", TensorProto.FLOAT, None)], [w])
     onnx.save(helper.make_model(graph, opset_imports=[helper.make_opsetid("", 13)]), path)
 
 
-def test_a_layer_that_does_not_fit_stays_on_the_host(py_ultra_trail, tmp_path):
+def test_a_layer_whose_smallest_tile_does_not_fit_stays_on_the_host(py_ultra_trail, tmp_path):
     path = str(tmp_path / "wide.onnx")
-    wide_layer(path)
-    report = uma.partition(uma.load(path), targets=[f"{py_ultra_trail} --fmem_kb=4"])
+    # 300 input channels: one output needs a window of 300 x 3 values, 3600 bytes.
+    wide_layer(path, 300)
+    report = uma.partition(uma.load(path), targets=[f"{py_ultra_trail} --fmem_kb=1"])
     [record] = report.records
     assert record["target"] == "host"
     assert record["rejections"] == [{
         "target": py_ultra_trail, "kind": "PredicateRejected",
-        "detail": "node 'wide' (nn.conv1d): takes 8192 bytes of fmem, which holds 4096"}]
-    report = uma.partition(uma.load(path), targets=[f"{py_ultra_trail} --fmem_kb=8"])
+        "detail": "needs 3604 bytes of fmem at its smallest tile (1x1x1), has 1024"}]
+    report = uma.partition(uma.load(path), targets=[f"{py_ultra_trail} --fmem_kb=4"])
     assert report.records[0]["target"] == py_ultra_trail
 
 
-def test_the_target_check_refuses_empty_memories(py_ultra_trail, model):
-    with pytest.raises(uma.Error, match="dimension and the memories' sizes must be positive"):
+def test_a_memory_of_no_size_is_an_error_naming_its_attribute(py_ultra_trail, model):
+    with pytest.raises(uma.Error, match="attribute 'bmem_kb' must be in \\[1, 1048576\\], not 0"):
         uma.build(uma.load(model), targets=[f"{py_ultra_trail} --bmem_kb=0"])

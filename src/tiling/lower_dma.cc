@@ -16,11 +16,15 @@ class LowerDma : public Mutator {
  protected:
   Expr mutate(const CallNode& op, const Expr& self) override {
     if (op.call_kind != CallNode::CallKind::kIntrinsic) return Mutator::mutate(op, self);
-    const std::string* function = op.name == kDmaStart  ? &engine_.start_function
-                                  : op.name == kDmaWait ? &engine_.wait_function
-                                                        : nullptr;
-    if (function == nullptr) return Mutator::mutate(op, self);
-    return CallNode::make(op.type, *function, op.args, CallNode::CallKind::kExtern);
+    bool own = !engine_.start_function.empty();
+    std::string function;
+    if (op.name == kDmaStart)
+      function = own ? engine_.start_function : std::string(kCoreDmaStart);
+    else if (op.name == kDmaWait)
+      function = own ? engine_.wait_function : std::string(kCoreDmaWait);
+    else
+      return Mutator::mutate(op, self);
+    return CallNode::make(op.type, function, op.args, CallNode::CallKind::kExtern);
   }
 
  private:
@@ -31,7 +35,6 @@ class LowerDma : public Mutator {
 
 tir::FuncPass lower_dma_pass(const DmaEngine& engine) {
   return {"lower-dma", [engine](const PrimFunc& func) -> Expected<PrimFunc> {
-            if (engine.start_function.empty()) return func;
             Stmt body = LowerDma(engine).mutate(func.body);
             if (body.same_as(func.body)) return func;
             PrimFunc result = func;

@@ -8,8 +8,9 @@
 namespace uma::tiling {
 
 // lower-dma (TIR_PHASE_0, after pipeline-dma): the DMA intrinsics (uma/tir/dma.h) become
-// calls of the engine's functions, with the same arguments, when it declares them; else they
-// stay for the code generator (a memcpy per row).
+// extern calls, with the same arguments, of the engine's functions when it declares them,
+// else of the core's (uma_dma_start, uma_dma_wait: a memcpy per row, which the C code
+// generator defines).
 tir::FuncPass lower_dma_pass(const DmaEngine& engine);
 
 // check-memories (TIR_PHASE_2, after storage-rewrite): the buffers a memory holds at once,

@@ -9,8 +9,8 @@
 //
 // Both are i32 calls (0 or an error code). tiling's lowering emits them in blocks "dma_in" and
 // "dma_out", each transfer waited for at once; pipeline-dma then overlaps them with compute;
-// lower-dma makes them calls of the backend's DMA functions, or leaves them to the code
-// generator, which prints the start as a memcpy per row and the wait as nothing to wait for.
+// lower-dma makes them extern calls (which have effects: no pass drops them) of the backend's
+// DMA functions, or of the core's, which the code generator defines.
 #pragma once
 
 #include <cstdint>
@@ -22,6 +22,10 @@ namespace uma::tir {
 
 inline constexpr std::string_view kDmaStart = "dma_start";
 inline constexpr std::string_view kDmaWait = "dma_wait";
+// The extern functions lower-dma calls when the backend's engine has none: the C code
+// generator defines them (a memcpy per row; nothing to wait for).
+inline constexpr std::string_view kCoreDmaStart = "uma_dma_start";
+inline constexpr std::string_view kCoreDmaWait = "uma_dma_wait";
 
 // The block names of the moves into and out of a memory, and the attributes they carry.
 inline constexpr std::string_view kDmaInBlock = "dma_in";

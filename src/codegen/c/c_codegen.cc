@@ -8,6 +8,7 @@
 
 #include "code_writer.h"
 #include "function_printer.h"
+#include "uma/tir/dma.h"
 #include "uma/tir/functor.h"
 
 namespace uma::codegen {
@@ -45,6 +46,8 @@ Status check_extern_names(const tir::PrimFunc& func, NameTable& globals) {
       if (e == nullptr || e->kind != tir::ExprKind::Call || !status.ok()) return;
       const auto* call = static_cast<const tir::CallNode*>(e);
       if (call->call_kind != tir::CallNode::CallKind::kExtern) return;
+      // The core's DMA functions are the generator's own helpers (uma/tir/dma.h).
+      if (call->name == tir::kCoreDmaStart || call->name == tir::kCoreDmaWait) return;
       if (!is_c_identifier(call->name) || is_c_keyword(call->name) ||
           call->name.rfind("uma_", 0) == 0) {
         status = make_error("function '{}': extern function name '{}' is not a usable C identifier",

@@ -417,25 +417,8 @@ FunctionPrinter::Printed FunctionPrinter::var(const VarNode& op) {
 FunctionPrinter::Printed FunctionPrinter::call(const CallNode& op) {
   if (op.call_kind == CallNode::CallKind::kIntrinsic && op.name == kArrayIntrinsic)
     return array(op);
-  if (op.call_kind == CallNode::CallKind::kIntrinsic && (op.name == kDmaStart || op.name == kDmaWait))
-    return dma(op);
   if (op.call_kind == CallNode::CallKind::kIntrinsic) return intrinsic(op);
   return extern_call(op);
-}
-
-// A DMA intrinsic that no backend's function took (lower-dma): the start copies at once, a
-// memcpy per row, and so there is nothing to wait for.
-FunctionPrinter::Printed FunctionPrinter::dma(const CallNode& op) {
-  std::size_t arity = op.name == kDmaStart ? 7 : 1;
-  if (op.args.size() != arity) {
-    fail(make_error("intrinsic '{}' takes {} argument(s), not {}", op.name, arity, op.args.size()));
-    return {"0", kPrimary};
-  }
-  std::string helper = op.name == kDmaStart ? "uma_dma_start" : "uma_dma_wait";
-  unit_.helpers.use(helper);
-  std::string args;
-  for (const Expr& arg : op.args) args += (args.empty() ? "" : ", ") + operand(arg, kConditional);
-  return {fmt::format("{}({})", helper, args), kPrimary};
 }
 
 // A compound literal: its storage lasts to the end of the enclosing block, so for the whole
@@ -530,6 +513,9 @@ FunctionPrinter::Printed FunctionPrinter::extern_call(const CallNode& op) {
     CExprPrinter printer = [this](const Expr& e) { return text(e); };
     if (auto printed = hooks.print_extern_call(op, printer)) return {*printed, kConditional};
   }
+  // The core's DMA functions (lower-dma's default) are helpers of the generator.
+  bool helper = op.name == kCoreDmaStart || op.name == kCoreDmaWait;
+  if (helper) unit_.helpers.use(op.name);
   std::string args, prototype_args;
   for (const Expr& arg : op.args) {
     if (!args.empty()) args += ", ", prototype_args += ", ";
@@ -538,7 +524,7 @@ FunctionPrinter::Printed FunctionPrinter::extern_call(const CallNode& op) {
   }
   // Names that a standard header already declares, or macros of a backend's header, get
   // no prototype of ours.
-  if (hooks.declare_externs && !is_reserved_name(op.name)) {
+  if (hooks.declare_externs && !helper && !is_reserved_name(op.name)) {
     std::string prototype = fmt::format("{} {}({});", c_type(op.type.element()), op.name,
                                         prototype_args.empty() ? "void" : prototype_args);
     auto [it, inserted] = unit_.extern_prototypes.emplace(op.name, prototype);

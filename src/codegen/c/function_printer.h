@@ -77,7 +77,6 @@ class FunctionPrinter {
   Printed call(const tir::CallNode& op);
   Printed intrinsic(const tir::CallNode& op);
   Printed array(const tir::CallNode& op);
-  Printed dma(const tir::CallNode& op);
   Printed extern_call(const tir::CallNode& op);
   Printed let(const tir::LetNode& op);
   // The element offset of `indices` into `buffer` (row-major from its shape, or strides).

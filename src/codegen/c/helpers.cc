@@ -263,8 +263,8 @@ std::vector<Helper> make_helpers() {
   add("uma_round_bf16", {"uma_bf16_to_f32", "uma_f32_to_bf16"},
       "static inline float uma_round_bf16(float x) { return uma_bf16_to_f32(uma_f32_to_bf16(x)); "
       "}\n");
-  // The DMA intrinsics (uma/tir/dma.h) where no backend's engine takes them: a copy per row,
-  // done when the start returns.
+  // The core's DMA functions (uma/tir/dma.h), where no backend's engine has its own: a copy
+  // per row, done when the start returns.
   add("uma_dma_start", {},
       "static inline int32_t uma_dma_start(int64_t queue, void* dst, const void* src,\n"
       "                                    int64_t row_bytes, int64_t rows, int64_t dst_stride,\n"
