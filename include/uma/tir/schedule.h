@@ -258,8 +258,11 @@ class Schedule {
   // ---- Handing a block to a backend ----
 
   // Replaces the block's body (its loop nest) by one statement, the extern call
-  //   function_name(&read0[0, ...], ..., &write0[0, ...], ..., scalars...)
-  // of type i32, whose buffer arguments are the block's reads then writes (each once),
+  //   function_name(&read0[r0, ...], ..., &write0[w0, ...], ..., scalars...)
+  // of type i32, whose buffer arguments are the block's reads then writes (each once), each
+  // at the origin of the region the block accesses (0 below a padded read; the buffer's
+  // origin when no bound is found): a block that compute_at moved under a tile loop hands
+  // the call its tile, a block over a whole buffer the buffer,
   // and whose scalars are `scalars`, or by default the extents of the block's own loops
   // (get_loops order, outermost first). The block keeps its name, buffers and attributes,
   // so later passes still find it. An Error when the name is empty (the C code generator

@@ -5,6 +5,7 @@
 
 #include "schedule_util.h"
 #include "uma/tir/printer.h"
+#include "uma/tir/simplify.h"
 
 namespace uma::tir {
 
@@ -49,10 +50,20 @@ Status Schedule::replace_with_extern(const BlockRef& block, const std::string& f
       inner.insert(static_cast<const LetNode*>(e)->var.as<VarNode>());
   });
 
+  // Each buffer's address is the origin of the region the block accesses (clamped at 0: a
+  // padded read reaches below it), so that a block computed at a tile loop hands the call
+  // its tile; the origin of the buffer where the region cannot be bounded.
   std::vector<Expr> args;
   for (const Buffer& buffer : buffers) {
+    bool written = std::find(b->writes.begin(), b->writes.end(), buffer) != b->writes.end();
+    Expected<sched::Region> region =
+        sched::accessed_region(b->body, buffer, written, "replace_with_extern", b->name);
     std::vector<Expr> origin;
-    for (const Expr& dim : buffer->shape) origin.push_back(sched::constant_like(dim, 0));
+    for (std::size_t d = 0; d < buffer->shape.size(); ++d) {
+      Expr zero = sched::constant_like(buffer->shape[d], 0);
+      bool bounded = region && d < region->lo.size() && region->lo[d].defined();
+      origin.push_back(bounded ? simplify(max(region->lo[d], zero)) : zero);
+    }
     args.push_back(AddressNode::make(buffer, std::move(origin)));
   }
   if (scalars) {
