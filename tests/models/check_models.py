@@ -22,7 +22,11 @@ interpreted, uses 5% of its bound), so small elements are held to 1e-5 of the ou
 scale (the previous rule, 1e-4 * max|torch| alone, allowed 10x that), and RTOL bounds the
 large elements as issue 5 asks.
 
-usage: check_models.py UMA MODELS_DIR [--rtol 1e-4] [--atol 1e-5] [extra uma run flags...]
+usage: check_models.py UMA MODELS_DIR [--rtol 1e-4] [--atol 1e-5] [--report-dir DIR]
+                       [extra uma run flags...]
+
+With --report-dir, each build's partition report is written there as <model>.json (for
+check_offload.py).
 """
 import argparse
 import pathlib
@@ -57,7 +61,9 @@ def compare(actual, expected, rtol, atol):
                 f"the worst element uses {used:.2g} of its tolerance")
 
 
-def check(uma, folder, rtol, atol, extra):
+def check(uma, folder, rtol, atol, extra, report_dir):
+    if report_dir:
+        extra = [*extra, "--report=json", "--report-file", str(report_dir / f"{folder.name}.json")]
     with tempfile.TemporaryDirectory() as out:
         start = time.monotonic()
         run = subprocess.run([uma, "run", str(folder / "model.onnx"), "--input",
@@ -86,10 +92,12 @@ def main():
     parser.add_argument("models", type=pathlib.Path)
     parser.add_argument("--rtol", type=float, default=1e-4)
     parser.add_argument("--atol", type=float, default=1e-5, help="times max|torch| of the output")
+    parser.add_argument("--report-dir", type=pathlib.Path,
+                        help="write each build's partition report there (<model>.json)")
     args, extra = parser.parse_known_args()
     passed = failed = 0
     for folder in sorted(p for p in args.models.iterdir() if (p / "model.onnx").exists()):
-        ok, detail, seconds = check(args.uma, folder, args.rtol, args.atol, extra)
+        ok, detail, seconds = check(args.uma, folder, args.rtol, args.atol, extra, args.report_dir)
         print(f"{'PASS' if ok else 'FAIL'}: {folder.name}: {detail} ({seconds:.1f} s)", flush=True)
         passed += ok
         failed += not ok

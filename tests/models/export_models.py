@@ -3,8 +3,9 @@
 
 For each model and opset this writes OUT/<model>_op<opset>/ with model.onnx, input_0.pb
 (the input, as an ONNX TensorProto) and output_0.pb (torch's output for it). Weights are
-torchvision's random initialisation (weights=None, seeded), with BatchNorm statistics and
-affine parameters re-randomised so that activations do not collapse towards zero.
+torchvision's random initialisation (weights=None, seeded), or torch's for the models defined
+here, with BatchNorm statistics and affine parameters re-randomised so that activations do
+not collapse towards zero.
 Generated at test time, never committed.
 
 usage: export_models.py OUT [--models a,b] [--opsets 13,17]
@@ -54,6 +55,39 @@ class SequenceClassifier(torch.nn.Module):
         return self.classifier(h[-1])
 
 
+class TCResNet8(torch.nn.Module):
+    """TC-ResNet8 (Choi et al., "Temporal Convolution for Real-time Keyword Spotting on Mobile
+    Devices", 2019): keyword spotting on MFCC features, their 40 coefficients the channels of
+    a 1-D convolution over 101 frames. A kernel-3 stem, three residual blocks (kernel-9
+    convolutions, the first of stride 2, each with batch norm; a 1x1 stride-2 shortcut), an
+    average over time and a linear layer to the 12 keywords of Speech Commands."""
+
+    class Block(torch.nn.Module):
+        def __init__(self, inputs, outputs):
+            super().__init__()
+            self.conv1 = torch.nn.Conv1d(inputs, outputs, 9, stride=2, padding=4, bias=False)
+            self.bn1 = torch.nn.BatchNorm1d(outputs)
+            self.conv2 = torch.nn.Conv1d(outputs, outputs, 9, padding=4, bias=False)
+            self.bn2 = torch.nn.BatchNorm1d(outputs)
+            self.shortcut = torch.nn.Sequential(
+                torch.nn.Conv1d(inputs, outputs, 1, stride=2, bias=False),
+                torch.nn.BatchNorm1d(outputs), torch.nn.ReLU())
+
+        def forward(self, x):
+            y = self.bn2(self.conv2(torch.relu(self.bn1(self.conv1(x)))))
+            return torch.relu(y + self.shortcut(x))
+
+    def __init__(self, coefficients=40, widths=(16, 24, 32, 48), classes=12):
+        super().__init__()
+        self.stem = torch.nn.Conv1d(coefficients, widths[0], 3, padding=1, bias=False)
+        self.blocks = torch.nn.Sequential(
+            *(self.Block(a, b) for a, b in zip(widths, widths[1:])))
+        self.classifier = torch.nn.Linear(widths[-1], classes)
+
+    def forward(self, features):
+        return self.classifier(self.blocks(self.stem(features)).mean(dim=2))
+
+
 def image_model(factory, **kwargs):
     return lambda: (factory(weights=None, **kwargs), torch.randn(1, 3, 224, 224))
 
@@ -74,6 +108,8 @@ MODELS = {
     # ResNet-18 once more, exported with its BatchNormalization nodes kept (torch folds them
     # into the convolutions otherwise), so that uma's own folding is checked on a real model.
     "resnet18_bn": image_model(torchvision.models.resnet18),
+    # A 1-D audio CNN: what the ultra_trail accelerator is built for.
+    "tc_resnet8": lambda: (TCResNet8(), torch.randn(1, 40, 101)),
 }
 KEEP_BATCH_NORM = {"resnet18_bn"}
 

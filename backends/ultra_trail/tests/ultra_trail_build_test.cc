@@ -25,6 +25,14 @@ class UltraTrailBuildTest : public UltraTrailTest {
         main, 7, [&] { return build::build(module, targets, build_options); }, 1e-5, 1e-5);
   }
 
+  // "<function>: <composite> <layer> <plan>" for each tiled call the report recorded.
+  static std::vector<std::string> tilings_of(const PartitionReport& report) {
+    std::vector<std::string> tilings;
+    for (const TilingRecord& t : report.tilings())
+      tilings.push_back(t.function + ": " + t.composite + " " + t.layer + " " + t.plan.summary());
+    return tilings;
+  }
+
   static std::vector<std::string> targets_of(const build::HostBuild& built) {
     std::vector<std::string> targets;
     for (const build::BuiltFunction& function : built.built)
@@ -105,22 +113,52 @@ ultra_trail  4 (66.7%)  1        2432 (97.4%)  2256 (88.5%)
 host         2 (33.3%)  -        64 (2.6%)     292 (11.5%)
 total        6          1        2496          2548
 )");
+  // Each layer fits the memories whole.
+  EXPECT_EQ(tilings_of(report),
+            (std::vector<std::string>{
+                "module_ultra_trail_main_0: ultra_trail.conv1d conv1 1x8x16 (1 tile, single buffered)",
+                "module_ultra_trail_main_0: ultra_trail.conv1d conv2 1x4x8 (1 tile, single buffered)"}));
 }
 
-// The target lets a layer through whose weights the model's 64 KiB weight memory does not
-// hold: the load fails when the function runs, and its code reaches the caller.
-TEST_F(UltraTrailBuildTest, AFailedLoadFailsTheRun) {
+// A layer 40 times larger than the weight memory and 16 times the feature memory runs in
+// tiles, each one call of the array on what the memories hold.
+TEST_F(UltraTrailBuildTest, ALayerFarLargerThanItsMemoriesRunsInTiles) {
+  Value* x = main.add_param(tensor({2, 32, 64}), "x");  // 16384 bytes
+  // 64x32x5 weights: 40960 bytes.
+  main.set_outputs({conv1d_layer(b, x, 64, 5, conv_attrs({1}, {2, 2}), 1)});
+  PartitionReport report;
+  build::BuildOptions o = options();
+  o.report = &report;
+  build::HostBuild built = build_and_check({"ultra_trail --fmem_kb=1 --wmem_kb=1"}, o);
+  EXPECT_EQ(targets_of(built),
+            (std::vector<std::string>{"module_ultra_trail_main_0 on ultra_trail"}));
+  ASSERT_EQ(report.tilings().size(), 1u);
+  // One output channel, three steps of time at a time: 2 x 64 x 22 tiles, each alone in
+  // memory (two would not fit).
+  EXPECT_EQ(report.tilings()[0].plan.summary(), "1x1x3 (2816 tiles, single buffered)");
+}
+
+// A layer whose smallest tile, one output of one channel, needs more than the feature memory
+// (its 64 input channels times a kernel of 4, 1028 bytes with the output, in 1 KiB) stays on
+// the host, and the report says why.
+TEST_F(UltraTrailBuildTest, ALayerWhoseSmallestTileDoesNotFitStaysOnTheHost) {
   Value* x = main.add_param(tensor({1, 64, 8}), "x");
-  Value* w = b.constant(random_tensor({80, 64, 4}, 1));  // 81920 bytes
+  Value* w = b.constant(random_tensor({80, 64, 4}, 1));
   main.set_outputs({b.create("nn.conv1d", {x, w}, conv_attrs({1}, {0, 0}), "big")->result()});
-  auto built = build::build(module, {"ultra_trail --wmem_kb=128"}, options());
-  ASSERT_TRUE(built.ok()) << built.error().message();
-  runtime::Executor executor(built->program);
-  auto outputs = executor.run(random_inputs(main, 1));
-  ASSERT_FALSE(outputs.ok());
-  // -2: the model's "does not fit" (kernels/ultra_trail.c), the first call that failed.
-  EXPECT_EQ(outputs.error().message(),
-            "the compiled function of @module_ultra_trail_main_0 returned -2");
+  PartitionReport report;
+  build::BuildOptions o = options();
+  o.report = &report;
+  build::HostBuild built = build_and_check({"ultra_trail --fmem_kb=1"}, o);
+  EXPECT_EQ(targets_of(built), (std::vector<std::string>{"fused_nn_conv1d_0 on c"}));
+  EXPECT_EQ(report.to_table(),
+            R"(id  name  op         target  composite  other targets
+0   big   nn.conv1d  host    -          ultra_trail: predicate rejected (needs 1028 bytes of fmem at its smallest tile (1x1x1), has 1024)
+
+target       nodes       regions  MACs             bytes
+ultra_trail  0 (0.0%)    0        0 (0.0%)         0 (0.0%)
+host         1 (100.0%)  -        102400 (100.0%)  83520 (100.0%)
+total        1           0        102400           83520
+)");
 }
 
 // Two models of one structure with different weights: the weights are passed by pointer,
@@ -178,13 +216,115 @@ TEST_F(UltraTrailBuildTest, TwoExecutorsRunOneLibraryAtOnceOnDifferentWeights) {
   EXPECT_EQ(mismatches_b, 0);
 }
 
+// Each attribute out of its range is an error naming it: the array's, a memory's capacity,
+// the DMA engine's.
 TEST_F(UltraTrailBuildTest, BadTargetAttributesAreErrors) {
   conv1d_model();
-  auto built = build::build(module, {"ultra_trail --dimension=0"}, options());
-  ASSERT_FALSE(built.ok());
-  EXPECT_EQ(built.error().message(),
-            "pass 'ultra-trail-config': target 'ultra_trail --dimension=0': attribute "
-            "'dimension' must be in [1, 1024], not 0");
+  for (const auto& [target, message] : std::vector<std::pair<std::string, std::string>>{
+           {"ultra_trail --dimension=0",
+            "target 'ultra_trail --dimension=0': dimension must be between 1 and 1024, not 0"},
+           {"ultra_trail --fmem_kb=0",
+            "target 'ultra_trail --fmem_kb=0': attribute 'fmem_kb' must be in [1, 1048576], not "
+            "0"},
+           {"ultra_trail --dma_dims=0",
+            "target 'ultra_trail --dma_dims=0': attribute 'dma_dims' must be in [1, 2], not 0"},
+       }) {
+    auto built = build::build(module, {target}, options());
+    ASSERT_FALSE(built.ok()) << target;
+    EXPECT_EQ(built.error().message(), message);
+  }
+}
+
+// One model at feature memories of 32, 8, 2 and 1 KiB: ever more tiles, the interpreter's
+// results at each size. The model is TC-ResNet8's stem and first block (1-D keyword
+// spotting on 40 MFCC coefficients): four layers in one function, their tiles allocated one
+// layer after the other.
+TEST_F(UltraTrailBuildTest, SmallerFeatureMemoriesGiveMoreTilesAndTheSameResults) {
+  std::vector<std::string> tiles;
+  for (int kb : {32, 8, 2, 1}) {
+    Module m(ctx);
+    Function& f = *m.add_function("main").value();
+    Builder fb(f);
+    Value* x = f.add_param(tensor({1, 40, 101}), "x");
+    Value* stem = conv1d_layer(fb, x, 16, 3, conv_attrs({1}, {1, 1}), 1, false);
+    Value* y = conv1d_layer(fb, stem, 24, 9, conv_attrs({2}, {4, 4}), 3);
+    y = conv1d_layer(fb, y, 24, 9, conv_attrs({1}, {4, 4}), 5);
+    Value* shortcut = conv1d_layer(fb, stem, 24, 1, conv_attrs({2}, {0, 0}), 7);
+    f.set_outputs({fb.value("add", {y, shortcut})});
+    PartitionReport report;
+    build::BuildOptions o = options();
+    o.report = &report;
+    std::string target = "ultra_trail --fmem_kb=" + std::to_string(kb);
+    build::HostBuild built = testing_build::build_and_check(
+        f, 7, [&] { return build::build(m, {target}, o); }, 1e-5, 1e-5);
+    EXPECT_EQ(targets_of(built),
+              (std::vector<std::string>{"module_ultra_trail_main_0 on ultra_trail",
+                                        "fused_add_0 on c"}))
+        << target;
+    std::string line = std::to_string(kb) + " KiB:";
+    for (const TilingRecord& tiling : report.tilings()) line += " " + tiling.plan.summary();
+    tiles.push_back(line);
+  }
+  // Per layer: stem, conv1, conv2, shortcut.
+  EXPECT_EQ(tiles,
+            (std::vector<std::string>{
+                "32 KiB: 1x16x101 (1 tile, single buffered) 1x24x51 (1 tile, single buffered) "
+                "1x24x51 (1 tile, single buffered) 1x24x51 (1 tile, single buffered)",
+                "8 KiB: 1x16x15 (7 tiles, double buffered) 1x4x51 (6 tiles, double buffered) "
+                "1x8x51 (3 tiles, double buffered) 1x24x17 (3 tiles, double buffered)",
+                "2 KiB: 1x16x3 (34 tiles, double buffered) 1x24x2 (26 tiles, double buffered) "
+                "1x24x1 (51 tiles, double buffered) 1x24x4 (13 tiles, double buffered)",
+                "1 KiB: 1x8x1 (202 tiles, double buffered) 1x2x4 (156 tiles, double buffered) "
+                "1x4x2 (156 tiles, double buffered) 1x24x2 (26 tiles, double buffered)",
+            }));
+}
+
+// A batch of three, tiled.
+TEST_F(UltraTrailBuildTest, ABatchOfThreeRunsInTiles) {
+  Value* x = main.add_param(tensor({3, 16, 40}), "x");
+  main.set_outputs({conv1d_layer(b, x, 24, 3, conv_attrs({1}, {1, 1}), 1)});
+  PartitionReport report;
+  build::BuildOptions o = options();
+  o.report = &report;
+  build::HostBuild built = build_and_check({"ultra_trail --fmem_kb=2"}, o);
+  EXPECT_EQ(targets_of(built),
+            (std::vector<std::string>{"module_ultra_trail_main_0 on ultra_trail"}));
+  ASSERT_EQ(report.tilings().size(), 1u);
+  // One sample at a time, eight stripes of time each.
+  EXPECT_EQ(report.tilings()[0].plan.summary(), "1x24x5 (24 tiles, double buffered)");
+}
+
+// Stride 3 with more padding on the left than on the right, in tiles along time: the first
+// tile reads three zeros on the left, the last one on the right, those between none.
+TEST_F(UltraTrailBuildTest, StrideThreeWithAsymmetricPaddingRunsInTiles) {
+  Value* x = main.add_param(tensor({1, 8, 199}), "x");
+  main.set_outputs({conv1d_layer(b, x, 8, 5, conv_attrs({3}, {3, 1}), 1)});
+  PartitionReport report;
+  build::BuildOptions o = options();
+  o.report = &report;
+  build::HostBuild built = build_and_check({"ultra_trail --fmem_kb=1"}, o);
+  EXPECT_EQ(targets_of(built),
+            (std::vector<std::string>{"module_ultra_trail_main_0 on ultra_trail"}));
+  ASSERT_EQ(report.tilings().size(), 1u);
+  // 67 outputs in stripes of 3.
+  EXPECT_EQ(report.tilings()[0].plan.summary(), "1x8x3 (23 tiles, double buffered)");
+}
+
+// Channels that are no multiple of the array's side (13 in, 21 out, dimension 8), cut into
+// slices of output channels that are no multiple of it either.
+TEST_F(UltraTrailBuildTest, ChannelsNoMultipleOfTheDimensionRunInTiles) {
+  Value* x = main.add_param(tensor({1, 13, 30}), "x");
+  main.set_outputs({conv1d_layer(b, x, 21, 7, conv_attrs({1}, {3, 3}), 1)});
+  PartitionReport report;
+  build::BuildOptions o = options();
+  o.report = &report;
+  build::HostBuild built = build_and_check({"ultra_trail --wmem_kb=4"}, o);
+  EXPECT_EQ(targets_of(built),
+            (std::vector<std::string>{"module_ultra_trail_main_0 on ultra_trail"}));
+  ASSERT_EQ(report.tilings().size(), 1u);
+  // Five slices of at most 5 output channels, less than a block of the array; the 13 input
+  // channels are a block and 5 more.
+  EXPECT_EQ(report.tilings()[0].plan.summary(), "1x5x30 (5 tiles, double buffered)");
 }
 
 }  // namespace

@@ -5,6 +5,7 @@
 
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <filesystem>
 #include <random>
 #include <sstream>
@@ -22,12 +23,13 @@ inline Type tensor(Shape shape, DType dtype = DType::f32) {
   return TensorType{dtype, std::move(shape)};
 }
 
-// A tensor of values in [-1, 1) from `seed`.
-inline TensorPtr random_tensor(Shape shape, unsigned seed, DType dtype = DType::f32) {
+// A tensor of values in [-scale, scale) from `seed`.
+inline TensorPtr random_tensor(Shape shape, unsigned seed, DType dtype = DType::f32,
+                               double scale = 1.0) {
   auto t = std::make_shared<Tensor>(TensorType{dtype, std::move(shape)});
   std::mt19937 rng(seed);
   for (std::int64_t i = 0; i < t->num_elements(); ++i)
-    t->set(i, static_cast<double>(rng() % 2000) / 1000.0 - 1.0);
+    t->set(i, (static_cast<double>(rng() % 2000) / 1000.0 - 1.0) * scale);
   return t;
 }
 
@@ -39,6 +41,20 @@ inline AttrMap conv_attrs(std::vector<std::int64_t> strides, std::vector<std::in
   attrs.set("dilation", std::vector<std::int64_t>{dilation});
   attrs.set("groups", groups);
   return attrs;
+}
+
+// conv1d of `x` with `out_channels` filters of `kernel` (random weights from `seed`, scaled
+// by 1/sqrt(fan-in) as torch initialises them, so that values stay near 1 through layers),
+// then, when asked, a bias (conv1d's third operand) and a relu.
+inline Value* conv1d_layer(Builder& b, Value* x, std::int64_t out_channels, std::int64_t kernel,
+                           AttrMap attrs, unsigned seed, bool bias_and_relu = true) {
+  std::int64_t in_channels = x->tensor_type().shape[1];
+  TensorPtr weights = random_tensor({out_channels, in_channels, kernel}, seed, DType::f32,
+                                    1.0 / std::sqrt(static_cast<double>(in_channels * kernel)));
+  std::vector<Value*> operands = {x, b.constant(weights)};
+  if (bias_and_relu) operands.push_back(b.constant(random_tensor({out_channels}, seed + 1)));
+  Value* y = b.create("nn.conv1d", operands, std::move(attrs))->result();
+  return bias_and_relu ? b.value("nn.relu", {y}) : y;
 }
 
 class UltraTrailTest : public ::testing::Test {
