@@ -49,9 +49,10 @@ std::string other_targets(const NodeRecord& record, std::string_view separator) 
   return text;
 }
 
-// Rows of cells as columns two spaces apart; the last column is not padded. Cells are made
-// printable: names come from the model and must not drive the terminal.
-std::string format_columns(std::vector<std::vector<std::string>> rows) {
+// Rows of cells as columns two spaces apart, one line each (without its newline); the last
+// column is not padded. Cells are made printable: names come from the model and must not
+// drive the terminal.
+std::vector<std::string> aligned_lines(std::vector<std::vector<std::string>> rows) {
   for (auto& row : rows)
     for (std::string& cell : row) cell = printable(cell);
   std::vector<std::size_t> widths;
@@ -59,7 +60,7 @@ std::string format_columns(std::vector<std::vector<std::string>> rows) {
     widths.resize(std::max(widths.size(), row.size()));
     for (std::size_t i = 0; i < row.size(); ++i) widths[i] = std::max(widths[i], row[i].size());
   }
-  std::string out;
+  std::vector<std::string> lines;
   for (const auto& row : rows) {
     std::string line;
     for (std::size_t i = 0; i < row.size(); ++i) {
@@ -67,8 +68,14 @@ std::string format_columns(std::vector<std::vector<std::string>> rows) {
       if (i + 1 < row.size()) line += std::string(widths[i] - row[i].size() + 2, ' ');
     }
     while (!line.empty() && line.back() == ' ') line.pop_back();
-    out += line + "\n";
+    lines.push_back(std::move(line));
   }
+  return lines;
+}
+
+std::string format_columns(std::vector<std::vector<std::string>> rows) {
+  std::string out;
+  for (const std::string& line : aligned_lines(std::move(rows))) out += line + "\n";
   return out;
 }
 
@@ -80,8 +87,96 @@ std::string with_share(std::int64_t value, std::int64_t total) {
   return fmt::format("{} ({:.1f}%)", value, share);
 }
 
+// The memories the tiled layers use, in order of first appearance: one column each.
+std::vector<std::string> tiling_memories(const std::vector<TilingRecord>& tilings) {
+  std::vector<std::string> names;
+  for (const TilingRecord& t : tilings)
+    for (const tiling::MemoryUse& m : t.plan.memories)
+      if (std::find(names.begin(), names.end(), m.name) == names.end()) names.push_back(m.name);
+  return names;
+}
+
+// The section "tiles": a line per tiled layer, and under it, indented, a line per operand.
+// Layers and operands are two tables, each aligned on its own, their lines interleaved under
+// a two-line header.
+std::string tilings_table(const std::vector<TilingRecord>& tilings) {
+  std::vector<std::string> memories = tiling_memories(tilings);
+  std::vector<std::vector<std::string>> layers = {
+      {"layer", "composite", "output", "tile", "tiles", "buffering"}};
+  for (const std::string& m : memories) layers[0].push_back(m + " peak/capacity");
+  std::vector<std::vector<std::string>> operands = {{"  operand", "role", "memory", "region",
+                                                     "buffers", "moves", "transfers", "bytes",
+                                                     "halo bytes"}};
+  for (const TilingRecord& t : tilings) {
+    const tiling::TilePlan& plan = t.plan;
+    std::vector<std::string> row = {
+        or_dash(t.layer),           t.composite,
+        to_string(plan.output),     to_string(plan.tile),
+        std::to_string(plan.tiles), plan.double_buffered ? "double" : "single"};
+    for (const std::string& name : memories) {
+      auto use = std::find_if(plan.memories.begin(), plan.memories.end(),
+                              [&](const tiling::MemoryUse& m) { return m.name == name; });
+      row.push_back(use == plan.memories.end() ? "-"
+                                               : fmt::format("{}/{}", use->peak, use->capacity));
+    }
+    layers.push_back(std::move(row));
+    for (const tiling::OperandPlan& op : plan.operands)
+      operands.push_back(
+          {"  " + or_dash(op.name),
+           fmt::format("{}{}", tiling::role_name(op.role), op.output ? " (out)" : ""), op.memory,
+           to_string(op.tile), std::to_string(op.buffers), std::to_string(op.moves),
+           std::to_string(op.transfers), std::to_string(op.bytes), std::to_string(op.halo_bytes)});
+  }
+  std::vector<std::string> layer_lines = aligned_lines(std::move(layers));
+  std::vector<std::string> operand_lines = aligned_lines(std::move(operands));
+  std::string out = "tiles\n" + layer_lines[0] + "\n" + operand_lines[0] + "\n";
+  std::size_t next = 1;
+  for (std::size_t i = 0; i < tilings.size(); ++i) {
+    out += layer_lines[i + 1] + "\n";
+    for (std::size_t k = 0; k < tilings[i].plan.operands.size(); ++k)
+      out += operand_lines[next++] + "\n";
+  }
+  return out;
+}
+
 nlohmann::json string_or_null(const std::string& text) {
   return text.empty() ? nlohmann::json(nullptr) : nlohmann::json(text);
+}
+
+nlohmann::json tilings_json(const std::vector<TilingRecord>& tilings) {
+  using nlohmann::json;
+  json out = json::array();
+  for (const TilingRecord& t : tilings) {
+    const tiling::TilePlan& plan = t.plan;
+    json operands = json::array();
+    for (const tiling::OperandPlan& op : plan.operands)
+      operands.push_back({{"name", op.name},
+                          {"role", tiling::role_name(op.role)},
+                          {"output", op.output},
+                          {"memory", op.memory},
+                          {"tile", op.tile},
+                          {"tile_bytes", op.tile_bytes},
+                          {"buffers", op.buffers},
+                          {"moves", op.moves},
+                          {"transfers", op.transfers},
+                          {"bytes", op.bytes},
+                          {"halo_bytes", op.halo_bytes}});
+    json memories = json::array();
+    for (const tiling::MemoryUse& m : plan.memories)
+      memories.push_back({{"name", m.name}, {"peak", m.peak}, {"capacity", m.capacity}});
+    out.push_back({{"function", t.function},
+                   {"composite", t.composite},
+                   {"layer", t.layer},
+                   {"output", plan.output},
+                   {"tile", plan.tile},
+                   {"order", plan.order},
+                   {"tiles", plan.tiles},
+                   {"double_buffered", plan.double_buffered},
+                   {"traffic", plan.traffic()},
+                   {"operands", std::move(operands)},
+                   {"memories", std::move(memories)}});
+  }
+  return out;
 }
 
 // A string as a Graphviz quoted string. Names come from models, so every backslash and
@@ -278,6 +373,7 @@ std::string PartitionReport::to_json() const {
   }
   json report = {
       {"targets", targets_}, {"summary", std::move(summary)}, {"nodes", std::move(nodes)}};
+  if (!tilings_.empty()) report["tilings"] = tilings_json(tilings_);
   // Names come from models and need not be valid UTF-8: replace bad bytes, never throw.
   return report.dump(2, ' ', false, json::error_handler_t::replace) + "\n";
 }
@@ -309,7 +405,9 @@ std::string PartitionReport::to_table() const {
   }
   rows.push_back({total.target, std::to_string(total.nodes), std::to_string(total.regions),
                   std::to_string(total.macs), std::to_string(total.bytes)});
-  return out + "\n" + format_columns(rows);
+  out += "\n" + format_columns(rows);
+  if (!tilings_.empty()) out += "\n" + tilings_table(tilings_);
+  return out;
 }
 
 std::string PartitionReport::to_dot() const {

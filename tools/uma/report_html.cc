@@ -3,8 +3,10 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <filesystem>
 
+#include "uma/graph/type.h"
 #include "uma/runtime/process.h"
 #include "uma/support/file.h"
 
@@ -59,6 +61,8 @@ td.number { text-align: right; }
 #graph { overflow: auto; max-height: 80vh; border: 1px solid #ccc; }
 #graph g.node { cursor: pointer; }
 tr.selected { background: #fff3b0; }
+div.bar { display: inline-block; width: 12em; height: 0.9em; border: 1px solid #888; }
+div.bar > div { height: 100%; background: #80b1d3; }
 #details { min-height: 1.5em; margin: 0.5em 0 1.5em; font-family: monospace; }
 )";
 
@@ -79,6 +83,49 @@ document.querySelectorAll('#graph g.node').forEach(function (node) {
   });
 });
 )";
+
+// A section per tiled layer: its plan, a bar per memory (its peak against its capacity),
+// and a row per operand with the numbers of its moves.
+std::string tilings_html(const std::vector<TilingRecord>& tilings) {
+  std::string out =
+      "<h2>Tiles</h2>\n<p>The layers run in tiles of their accelerator's memories: each "
+      "operand's tiles are moved by DMA, double buffered when both buffers fit.</p>\n";
+  for (std::size_t i = 0; i < tilings.size(); ++i) {
+    const TilingRecord& t = tilings[i];
+    const tiling::TilePlan& plan = t.plan;
+    out += fmt::format(
+        "<section class=\"tiling\" id=\"tiling-{}\">\n<h3>{} ({} in @{})</h3>\n"
+        "<p>output {}, tile {}, {} tile{}, {} buffered; {} bytes moved</p>\n"
+        "<table class=\"memories\">\n<tr><th>memory</th><th>peak</th><th>capacity</th>"
+        "<th>use</th></tr>\n",
+        i, escape(t.layer.empty() ? "-" : t.layer), escape(t.composite), escape(t.function),
+        to_string(plan.output), to_string(plan.tile), plan.tiles, plan.tiles == 1 ? "" : "s",
+        plan.double_buffered ? "double" : "single", plan.traffic());
+    for (const tiling::MemoryUse& m : plan.memories) {
+      double share = m.capacity > 0
+                         ? 100.0 * static_cast<double>(m.peak) / static_cast<double>(m.capacity)
+                         : 0;
+      out += fmt::format(
+          "<tr class=\"memory\"><td>{}</td><td class=\"number\">{}</td>"
+          "<td class=\"number\">{}</td><td><div class=\"bar\">"
+          "<div style=\"width: {:.1f}%\"></div></div> {:.1f}%</td></tr>\n",
+          escape(m.name), m.peak, m.capacity, std::min(share, 100.0), share);
+    }
+    out +=
+        "</table>\n<table class=\"operands\">\n<tr><th>operand</th><th>role</th>"
+        "<th>memory</th><th>region</th><th>buffers</th><th>moves</th><th>transfers</th>"
+        "<th>bytes</th><th>halo bytes</th></tr>\n";
+    for (const tiling::OperandPlan& op : plan.operands)
+      out += fmt::format(
+          "<tr class=\"operand\"><td>{}</td><td>{}{}</td><td>{}</td><td>{}</td>"
+          "<td class=\"number\">{}</td><td class=\"number\">{}</td><td class=\"number\">{}</td>"
+          "<td class=\"number\">{}</td><td class=\"number\">{}</td></tr>\n",
+          escape(op.name), tiling::role_name(op.role), op.output ? " (out)" : "", escape(op.memory),
+          to_string(op.tile), op.buffers, op.moves, op.transfers, op.bytes, op.halo_bytes);
+    out += "</table>\n</section>\n";
+  }
+  return out;
+}
 
 }  // namespace
 
@@ -108,6 +155,8 @@ std::string report_html(const PartitionReport& report, const std::string& title,
     total += ms;
   }
   out += fmt::format("<tr><th>total</th><th class=\"number\">{:.3f}</th></tr>\n</table>\n", total);
+
+  if (!report.tilings().empty()) out += tilings_html(report.tilings());
 
   out +=
       "<h2>Graph</h2>\n<p>One colour per target; click a node for its row.</p>\n"

@@ -1,7 +1,8 @@
 // report.html of `uma compile`: one self-contained page of the partition report: the
 // partitioned graph as SVG (Graphviz's dot, one colour per target; a click on a node shows its
-// row), the totals per target, the build's time per phase, and a table of the nodes with
-// their target and the other targets' reasons.
+// row), the totals per target, the build's time per phase, the tiles of each layer an
+// accelerator with memories runs (its plan, a bar per memory, its operands' moves), and a
+// table of the nodes with their target and the other targets' reasons.
 #pragma once
 
 #include <string>

@@ -1,7 +1,9 @@
 // The partition report: for every node of the host function, which target got it, the
-// composite it is part of, and for every target that did not get it, why. Filled in by the
-// partition passes when PartitionOptions::report is set; printed as JSON for tools, as a
-// table for people, and as a Graphviz picture with one colour per target.
+// composite it is part of, and for every target that did not get it, why; and how the build
+// tiled each layer into its accelerator's memories. Filled in by the partition passes when
+// PartitionOptions::report is set (the tiles by build::build, BuildOptions::report); printed
+// as JSON for tools, as a table for people, and as a Graphviz picture with one colour per
+// target.
 #pragma once
 
 #include <cstdint>
@@ -104,11 +106,21 @@ class PartitionReport {
   const std::vector<TilingRecord>& tilings() const { return tilings_; }
   // One entry per target in priority order, then "host".
   std::vector<TargetSummary> summary() const;
-  // {"targets": [...], "summary": [...], "nodes": [...]}: the records and the summary with
-  // the fields above; the host is target null, as are an empty composite and region.
+  // {"targets": [...], "summary": [...], "nodes": [...], "tilings": [...]}: the records and
+  // the summary with the fields above; the host is target null, as are an empty composite and
+  // region. "tilings" is there only when a layer was tiled (a report of a partitioning alone
+  // has none): one object per TilingRecord, {"function", "composite", "layer", and of its
+  // plan "output", "tile", "order" (arrays of numbers), "tiles", "double_buffered",
+  // "traffic" (bytes moved, all operands), "operands": [{"name", "role" ("features",
+  // "weights", ...), "output" (bool), "memory", "tile" (its region), "tile_bytes", "buffers",
+  // "moves", "transfers", "bytes", "halo_bytes"}], "memories": [{"name", "peak",
+  // "capacity"}]}, every figure in bytes as TilePlan has it.
   std::string to_json() const;
   // One line per node (id, name, op, target or host, composite, the other targets'
-  // rejections), then the summary with each target's share of the totals.
+  // rejections), then the summary with each target's share of the totals; then, when layers
+  // were tiled, the section "tiles": a line per layer (its output, tile and number of tiles,
+  // single or double buffered, each memory's peak/capacity), and under it a line per operand
+  // (role, memory, region, buffers, moves, transfers, bytes, halo bytes).
   std::string to_table() const;
   // Graphviz: one box per node filled with its target's colour (the host white), edges
   // from its inputs, one cluster per region, and a legend.
