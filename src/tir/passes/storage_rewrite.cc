@@ -2,8 +2,11 @@
 //
 // Assumes: buffers are flattened (flatten-buffers); an allocation that is not a
 // one-dimensional dense buffer of constant size is left alone, and so are buffers of the
-// "local" scope, which the C compiler keeps in registers best when they stay apart.
-// Guarantees: the function computes the same. Allocations of one scope and dtype, made in
+// "local" scope, which the C compiler keeps in registers best when they stay apart, and of an
+// accelerator's memories (any scope but "global"), which the tiling plan lays out layer by
+// layer: shared across layers, they would be hoisted into slots whose sum exceeds what any
+// one layer holds, and so the memory (check-memories).
+// Guarantees: the function computes the same. Allocations of host memory and one dtype, made in
 // one parallel region (the function outside every parallel or vectorized loop, or the body
 // of one such loop, since a buffer allocated in it is private to each iteration), whose
 // buffers are never live at the same time, become one allocation of the largest size,
@@ -80,7 +83,7 @@ class Liveness final : public Visitor {
     if (inserted) {
       Candidate c{buffer, 0, region};
       auto size = buffer->shape.size() == 1 ? as_const_int(buffer->shape[0]) : std::nullopt;
-      c.eligible = size && *size > 0 && buffer->strides.empty() && buffer->scope != "local";
+      c.eligible = size && *size > 0 && buffer->strides.empty() && buffer->scope == "global";
       c.size = size.value_or(0);
       candidates.push_back(std::move(c));
     } else {
