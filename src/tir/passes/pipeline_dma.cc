@@ -1,6 +1,7 @@
 // pipeline-dma: double buffering. In a block "tiles" whose attribute tile.double is 1
-// (uma/tiling/lower_tiled.h), each loop of more than one tile that holds the block "compute"
-// gets a software pipeline of two stages, DMA and compute:
+// (uma/tiling/lower_tiled.h), each loop of more than one tile whose body holds one block
+// "compute" (a run of the innermost tiled axis) gets a software pipeline of two stages, DMA
+// and compute:
 //
 //   dma_in(tile 0 → slot 0)                              prologue
 //   for t in [0, n):
@@ -13,7 +14,11 @@
 // The moves of the loop's body (blocks "dma_in" at its start) and the output's move get two
 // buffers: each buffer they fill grows to twice its size, slot s at offset s * size, and its
 // queue q becomes 2q + s (every other queue of the block 2q, slot 0). Moves in outer loops,
-// whose buffers the loop only reads, keep one buffer and their waits.
+// whose buffers the loop only reads, keep one buffer and their waits. A loop whose body
+// computes several tiles (the tiles of inner axes that differ in shape or padding, unrolled)
+// is left as it is: the second compute would write the output's slot while the first one's
+// store may still read it. The buffers doubled are thus those of the operands the plan
+// double buffers (moved in the innermost tiled axis's loop), and no more.
 //
 // Assumes: the tiles block as tiling lowered it: buffers one-dimensional, each dma block a
 // sequence of dma_start calls (in loops) ending with its dma_wait.
@@ -104,7 +109,15 @@ std::vector<Stmt> stmts_of(const Stmt& s) {
   return {s};
 }
 
-bool holds_compute(const ForNode& loop) {
+// Whether the loop's body computes one tile: one block "compute", not in a loop of its own.
+bool computes_one_tile(const ForNode& loop) {
+  int computes = 0;
+  pre_order_visit(loop.body, [&](const ExprNode*, const StmtNode* s) {
+    if (s != nullptr && s->kind == StmtKind::Block &&
+        static_cast<const BlockNode*>(s)->name == kCompute)
+      ++computes;
+  });
+  if (computes != 1) return false;
   for (const Stmt& s : stmts_of(loop.body))
     if (const auto* block = s.as<BlockNode>(); block != nullptr && block->name == kCompute)
       return true;
@@ -201,11 +214,11 @@ class Pipeliner : public Mutator {
   }
 
  private:
-  // A loop of the tiles, of constant extent of at least 2, whose body computes a tile.
+  // A loop of the tiles, of constant extent of at least 2, whose body computes one tile.
   static bool pipelined(const ForNode& loop) {
     std::optional<std::int64_t> extent = as_const_int(loop.extent);
     std::optional<std::int64_t> min = as_const_int(loop.min);
-    return extent && *extent >= 2 && min && *min == 0 && holds_compute(loop);
+    return extent && *extent >= 2 && min && *min == 0 && computes_one_tile(loop);
   }
 
   SlotRewriter zero() const { return SlotRewriter(doubled_, Expr(std::int64_t{0})); }
