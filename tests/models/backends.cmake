@@ -3,9 +3,13 @@
 # outputs must match the reference interpreter's (compare_scaled, by `uma run --check`) and
 # torch's (check_models.py) by one rule, as the interpreter's must. MODELS lists the
 # exported models to build (comma-separated), TARGET the backend (several joined by '+',
-# earlier first: "vanilla+dnnl"); the export is shared with the models test.
+# earlier first: "vanilla+dnnl"; each may carry attributes: "vanilla --sram_kb=64"); the
+# export is shared with the models test.
 include(${SCRIPTS}/export.cmake)
-set(subset ${OUT}/../backend-models-${TARGET})
+# The folder's name: the target's, with what a path had better not hold (a target's spaces,
+# its attributes' '=') made '_'.
+string(REGEX REPLACE "[^A-Za-z0-9_+.-]" "_" folder "${TARGET}")
+set(subset ${OUT}/../backend-models-${folder})
 file(REMOVE_RECURSE ${subset})
 file(MAKE_DIRECTORY ${subset})
 string(REPLACE "," ";" models "${MODELS}")
