@@ -1,6 +1,7 @@
 // The vanilla backend: 2-D convolutions (NCHW, any padding, stride and batch) offloaded to a
-// C kernel, the example of docs/backend-tutorial.md. Everything it declares is here, in the
-// order of uma/uma/backend.h.
+// C kernel, the example of docs/backend-tutorial.md; with `--sram_kb=N`, through an on-chip
+// memory of N KiB that the core tiles each convolution into. Everything it declares is here,
+// in the order of uma/uma/backend.h.
 #include <memory>
 
 #include "backends/register.h"
@@ -15,6 +16,8 @@ extern const char uma_embedded_vanilla_vanilla_conv2d_c[];
 namespace vanilla {
 namespace {
 
+using tiling::Role;
+
 class VanillaBackend final : public Backend {
  public:
   VanillaBackend() : Backend(std::string(kTargetName)) {
@@ -22,6 +25,17 @@ class VanillaBackend final : public Backend {
     add_int_attr("dimension", 16,
                  "output channels the kernel computes at once (its accumulator tile), 1 to 64");
     set_target_check(check_target);
+    // An on-chip memory, none by default: with --sram_kb=N each convolution runs in tiles
+    // that fit N KiB, one call of the kernel per tile, and one that does not fit even in its
+    // smallest tile stays on the host. The DMA engine's functions are the core's (a copy per
+    // row): the kernel's "hardware" shares the host's memory.
+    add_memory({.name = "sram",
+                .default_kb = 0,
+                .alignment = 64,
+                .holds = {Role::kFeatures, Role::kWeights, Role::kBias},
+                .optional = true,
+                .help = "on-chip memory for a layer's tiles (features, weights, bias), KiB"});
+    set_dma({});
     // 2. Patterns, each composite lowered to one call of the kernel.
     add_pattern("conv2d", conv2d_pattern(), check_conv2d);
     add_composite_lowering("conv2d", lower_conv2d);

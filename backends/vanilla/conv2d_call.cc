@@ -7,7 +7,10 @@
 // with its sizes, strides and padding from the nn.conv2d, the bias (nn.conv2d's third operand
 // or the added constant: one value per output channel, or null) and the clamp (relu: 0 and
 // INFINITY; clip: a_min and a_max) from the composite's other nodes, and the target's
-// `dimension`. The predicate admitted only what the kernel computes (patterns.cc).
+// `dimension`. The predicate admitted only what the kernel computes (patterns.cc). With an
+// on-chip memory (--sram_kb), the core calls this once per kind of tile, on a copy of the
+// composite with the tile's shapes and padding whose operands are the tile's buffers in sram:
+// one call per tile, with nothing here to change.
 #include <cmath>
 
 #include "backends/vanilla/vanilla.h"

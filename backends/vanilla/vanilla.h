@@ -1,7 +1,8 @@
 // The vanilla backend's pieces, one file each (backends/vanilla/): a 2-D convolution
 // accelerator whose "hardware" is the C kernel kernels/vanilla_conv2d.c.
 //
-//   backend.cc       the Backend: target "vanilla --dimension=N", pattern, lowering, C kernel
+//   backend.cc       the Backend: target "vanilla --dimension=N --sram_kb=M", its memory,
+//                    pattern, lowering, C kernel
 //   patterns.cc      vanilla.conv2d: nn.conv2d → optional bias add → optional relu or clip
 //   conv2d_call.cc   vanilla.conv2d's lowering: one call of the kernel per composite
 #pragma once

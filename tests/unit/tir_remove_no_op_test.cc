@@ -2,6 +2,7 @@
 #include <gtest/gtest.h>
 
 #include "tir_pass_test_util.h"
+#include "uma/tir/dma.h"
 
 namespace uma::tir {
 namespace {
@@ -89,6 +90,32 @@ TEST(RemoveNoOp, AFunctionThatDoesNothingHasAnEmptyBody) {
   EXPECT_EQ(to_string(apply(remove_no_op_pass(), func)), R"(func @nothing() -> (%out: f32[4]) {
 }
 )");
+}
+
+// The DMA intrinsics move memory: a tile moved into a scratch buffer and back out, which a
+// backend without DMA functions of its own leaves to the code generator's copies, stays.
+TEST(RemoveNoOp, KeepsDmaMoves) {
+  Buffer a = make_buffer("a", DType::f32, {Expr(8)});
+  Buffer out = make_buffer("out", DType::f32, {Expr(8)});
+  Buffer tile = make_buffer("tile", DType::f32, {Expr(8)}, "sram");
+  auto address = [](const Buffer& b) { return AddressNode::make(b, {Expr(0)}); };
+  Stmt move_in = SeqNode::make(
+      {dma_start(Expr(0), address(tile), address(a), Expr(32), Expr(1), Expr(0), Expr(0)),
+       dma_wait(Expr(0))});
+  Stmt move_out = SeqNode::make(
+      {dma_start(Expr(1), address(out), address(tile), Expr(32), Expr(1), Expr(0), Expr(0)),
+       dma_wait(Expr(1))});
+  PrimFunc func =
+      make_func("moves", {a, out}, 1, AllocateNode::make(tile, SeqNode::make({move_in, move_out})));
+  PrimFunc after = apply(remove_no_op_pass(), func);
+  EXPECT_TRUE(after.body.same_as(func.body)) << to_string(after);
+  // Compiled and run: the output holds the input, moved through the tile.
+  auto built = testing_c::build({after});
+  ASSERT_TRUE(built.ok()) << built.error().message();
+  std::vector<float> input(8), output(8, 0.0f);
+  for (std::size_t k = 0; k < input.size(); ++k) input[k] = static_cast<float>(k) - 2.5f;
+  ASSERT_EQ(testing_c::call(*built, 0, {input.data(), output.data()}), 0);
+  EXPECT_EQ(output, input);
 }
 
 TEST(RemoveNoOp, PreservesResults) {

@@ -144,23 +144,28 @@ TEST(StorageRewrite, ParallelIterationsShareWithinTheirOwnIteration) {
   expect_same_results(per_iteration(), after);
 }
 
-TEST(StorageRewrite, DataVariablesAndBlockListsFollowTheSharedBuffer) {
+// One block uses %x, then %y, each passed by its data variable to extern calls.
+PrimFunc moves(const std::string& scope) {
   Buffer out = make_buffer("out", DType::f32, {Expr(4)});
-  Buffer x = make_buffer("x", DType::f32, {Expr(4)}, "sram");
-  Buffer y = make_buffer("y", DType::f32, {Expr(4)}, "sram");
+  Buffer x = make_buffer("x", DType::f32, {Expr(4)}, scope);
+  Buffer y = make_buffer("y", DType::f32, {Expr(4)}, scope);
   DataType i32 = DataType::scalar(DType::i32);
   auto call = [&](const char* name, std::vector<Expr> args) {
     return EvaluateNode::make(
         CallNode::make(i32, name, std::move(args), CallNode::CallKind::kExtern));
   };
-  // One block uses %x, then %y: they share, and the block lists the shared buffer once.
   Stmt block = BlockNode::make(
       "load", {x, y}, {out},
       SeqNode::make({call("dma_in", {x->data}), call("dma_out", {x->data, out->data}),
                      call("dma_in", {y->data}), call("dma_out", {y->data, out->data})}));
-  PrimFunc func = make_func("dma", {out}, 0, AllocateNode::make(x, AllocateNode::make(y, block)));
-  EXPECT_EQ(to_string(apply(storage_rewrite_pass(), func)), R"(func @dma() -> (%out: f32[4]) {
-  allocate %x: f32[4] in "sram" {
+  return make_func("dma", {out}, 0, AllocateNode::make(x, AllocateNode::make(y, block)));
+}
+
+TEST(StorageRewrite, DataVariablesAndBlockListsFollowTheSharedBuffer) {
+  // They share, and the block lists the shared buffer once.
+  EXPECT_EQ(to_string(apply(storage_rewrite_pass(), moves("global"))),
+            R"(func @dma() -> (%out: f32[4]) {
+  allocate %x: f32[4] {
     block load(reads: %x; writes: %out) {
       @extern dma_in<i32>(%x)
       @extern dma_out<i32>(%x, %out)
@@ -170,6 +175,12 @@ TEST(StorageRewrite, DataVariablesAndBlockListsFollowTheSharedBuffer) {
   }
 }
 )");
+}
+
+// Buffers in an accelerator's memory stay where the tiling plan put them.
+TEST(StorageRewrite, BuffersOfAnAcceleratorsMemoryStayApart) {
+  PrimFunc func = moves("sram");
+  EXPECT_TRUE(apply(storage_rewrite_pass(), func).body.same_as(func.body));
 }
 
 TEST(StorageRewrite, PreservesResultsOfNestedScopes) {

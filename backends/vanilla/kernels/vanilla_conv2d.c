@@ -8,9 +8,12 @@
 // compiler's own loops (input channel, kernel row, kernel column), so results match them.
 //
 // Sizes: the output is oh x ow with oh = (ih + pad_top + pad_bottom - kh) / stride_h + 1,
-// likewise ow. Returns 0, or VANILLA_BAD_ARGUMENTS (computing nothing) when a size is out of
-// range; the generated code returns a nonzero status to the executor (not -1, which it
-// returns itself when a heap allocation fails).
+// likewise ow. The data may be empty on a side (ih or iw 0) when the padding covers the
+// window: a tile of a layer tiled into the on-chip memory (--sram_kb) whose window reads
+// nothing but padding, whose outputs are then the bias, clamped. Returns 0, or
+// VANILLA_BAD_ARGUMENTS (computing nothing) when a size is out of range; the generated code
+// returns a nonzero status to the executor (not -1, which it returns itself when a heap
+// allocation fails).
 #include <stddef.h>
 #include <stdint.h>
 
@@ -29,7 +32,7 @@ int32_t vanilla_conv2dnchw(const float* ifmap, const float* weights, float* resu
                            int64_t stride_h, int64_t stride_w, int64_t pad_top, int64_t pad_left,
                            int64_t pad_bottom, int64_t pad_right, int64_t batch, const float* bias,
                            float act_min, float act_max, int64_t dimension) {
-  if (oc < 1 || iw < 1 || ih < 1 || ic < 1 || kh < 1 || kw < 1 || stride_h < 1 || stride_w < 1 ||
+  if (oc < 1 || iw < 0 || ih < 0 || ic < 1 || kh < 1 || kw < 1 || stride_h < 1 || stride_w < 1 ||
       pad_top < 0 || pad_left < 0 || pad_bottom < 0 || pad_right < 0 || batch < 1 ||
       dimension < 1 || dimension > VANILLA_MAX_DIMENSION)
     return VANILLA_BAD_ARGUMENTS;

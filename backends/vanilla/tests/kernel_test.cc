@@ -1,6 +1,6 @@
 // The kernel on its own, compiled as a build compiles it: a convolution worked out by hand
-// (asymmetric padding, unequal strides, bias, clamp), for several tiles, and the arguments it
-// refuses.
+// (asymmetric padding, unequal strides, bias, clamp), for several tiles, a window over nothing
+// but padding, and the arguments it refuses.
 #include <cmath>
 
 #include "backends/vanilla/tests/vanilla_test_util.h"
@@ -64,6 +64,31 @@ TEST_F(VanillaKernelTest, ComputesAConvolutionWorkedOutByHand) {
   }
 }
 
+// A tile of a layer tiled into the on-chip memory may read nothing but padding on a side:
+// its region of the data is empty (here iw is 0, the window 3 wide over padding 1 and 2), and
+// each output is the bias, clamped.
+TEST_F(VanillaKernelTest, EmptyDataInThePaddingGivesTheBias) {
+  const float data[] = {0};  // not read
+  const float weights[] = {1, 1, 1, 2, 2, 2};
+  const float bias[] = {-5, 1};
+  float result[4] = {-1, -1, -1, -1};
+  // oc 2, iw 0, ih 2, ic 1, kh 1, kw 3, strides 1, pads top 0, left 1, bottom 0, right 2.
+  ASSERT_EQ(
+      kernel_(data, weights, result, 2, 0, 2, 1, 1, 3, 1, 1, 0, 1, 0, 2, 1, bias, 0.0f, 20.0f, 16),
+      0);
+  EXPECT_EQ(std::vector<float>(std::begin(result), std::end(result)),
+            (std::vector<float>{0, 0, 1, 1}));
+  ASSERT_EQ(kernel_(data, weights, result, 2, 0, 2, 1, 1, 3, 1, 1, 0, 1, 0, 2, 1, bias, -INFINITY,
+                    INFINITY, 16),
+            0);
+  EXPECT_EQ(std::vector<float>(std::begin(result), std::end(result)),
+            (std::vector<float>{-5, -5, 1, 1}));
+  // Padding narrower than the window over empty data: nothing to compute.
+  EXPECT_EQ(kernel_(data, weights, result, 2, 0, 2, 1, 1, 3, 1, 1, 0, 1, 0, 1, 1, bias, -INFINITY,
+                    INFINITY, 16),
+            1);
+}
+
 TEST_F(VanillaKernelTest, RefusesSizesOutOfRange) {
   const float data[] = {1, 2, 3, 4};
   const float weights[] = {1, 1, 1, 1};
@@ -78,7 +103,8 @@ TEST_F(VanillaKernelTest, RefusesSizesOutOfRange) {
   for (std::size_t bad = 0; bad < 14; ++bad) {
     std::int64_t a[14];
     std::copy(std::begin(good), std::end(good), a);
-    a[bad] = bad >= 8 && bad < 12 ? -1 : 0;  // a negative padding, else a zero size
+    // A negative padding or data size (the data may be empty, as above), else a zero size.
+    a[bad] = (bad >= 8 && bad < 12) || bad == 1 || bad == 2 ? -1 : 0;
     result[0] = -1;
     EXPECT_EQ(kernel_(data, weights, result, a[0], a[1], a[2], a[3], a[4], a[5], a[6], a[7], a[8],
                       a[9], a[10], a[11], a[12], nullptr, -INFINITY, INFINITY, a[13]),

@@ -54,7 +54,8 @@ TEST_F(VanillaTargetTest, DimensionIsSetOnTheCommandLine) {
 TEST_F(VanillaTargetTest, UnknownAttribute) {
   EXPECT_EQ(error_of("vanilla --dimensions=4"),
             "target 'vanilla --dimensions=4': target kind 'vanilla' has no attribute "
-            "'dimensions' (it has: dimension, keys, device, model, tag, mcpu, mattr, libs)");
+            "'dimensions' (it has: dimension, sram_kb, dma_bytes_per_cycle, dma_setup_cycles, "
+            "dma_dims, keys, device, model, tag, mcpu, mattr, libs)");
 }
 
 TEST_F(VanillaTargetTest, WrongType) {

@@ -1,9 +1,10 @@
 // remove-no-op: statements that do nothing go.
 //
-// Assumes: intrinsic calls have no effect (they are math); extern calls may have one.
+// Assumes: intrinsic calls have no effect (they are math), but for the DMA intrinsics
+// (uma/tir/dma.h), which move memory; extern calls may have one.
 // Guarantees: the function does the same, and no longer holds
 // - sequences with no statement (an empty function body is the empty sequence), nor
-//   statements that evaluate an expression without an extern call;
+//   statements that evaluate an expression without an extern call or DMA intrinsic;
 // - loops of a constant extent <= 0, or whose body does nothing;
 // - stores of a value loaded from the very element stored to (`%A[i] = %A[i]`);
 // - `if`s with a constant condition (the branch taken replaces them), or whose branches do
@@ -16,6 +17,7 @@
 // evaluated.
 #include <algorithm>
 
+#include "uma/tir/dma.h"
 #include "uma/tir/functor.h"
 #include "uma/tir/passes.h"
 
@@ -36,7 +38,8 @@ class FindsExternCall final : public Visitor {
 
  protected:
   void visit(const CallNode& op) override {
-    found |= op.call_kind == CallNode::CallKind::kExtern;
+    found |=
+        op.call_kind == CallNode::CallKind::kExtern || op.name == kDmaStart || op.name == kDmaWait;
     Visitor::visit(op);
   }
 };
