@@ -172,7 +172,8 @@ TEST(TirPassRegistry, ListsEveryCorePassWithASummary) {
   EXPECT_EQ(names, (std::vector<std::string>{
                        "compact-buffers", "decompose-reductions", "flatten-buffers",
                        "hoist-padding-guards", "lift-allocations", "parallelize-blocks",
-                       "remove-no-op", "simplify", "storage-rewrite", "unroll", "vectorize"}));
+                       "pipeline-dma", "remove-no-op", "simplify", "storage-rewrite", "unroll",
+                       "vectorize"}));
 }
 
 TEST(TirPassRegistry, ErrorsNameThePassAndTheOption) {
@@ -185,7 +186,8 @@ TEST(TirPassRegistry, ErrorsNameThePassAndTheOption) {
   EXPECT_EQ(message("simplify,fold"),
             "unknown pass 'fold' (known passes: compact-buffers, decompose-reductions, "
             "flatten-buffers, hoist-padding-guards, lift-allocations, "
-            "parallelize-blocks, remove-no-op, simplify, storage-rewrite, unroll, vectorize)");
+            "parallelize-blocks, pipeline-dma, remove-no-op, simplify, storage-rewrite, unroll, "
+            "vectorize)");
   EXPECT_EQ(message("simplify{depth=2}"), "pass 'simplify' takes no options");
   EXPECT_EQ(message("vectorize{lanes=4}"), "pass 'vectorize' has no option 'lanes'");
   EXPECT_EQ(message("unroll{max-extent=-1}"),

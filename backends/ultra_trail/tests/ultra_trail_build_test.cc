@@ -112,6 +112,20 @@ target       nodes      regions  MACs          bytes
 ultra_trail  4 (66.7%)  1        2432 (97.4%)  2256 (88.5%)
 host         2 (33.3%)  -        64 (2.6%)     292 (11.5%)
 total        6          1        2496          2548
+
+tiles
+layer  composite           output  tile    tiles  buffering  wmem peak/capacity  fmem peak/capacity  bmem peak/capacity
+  operand  role            memory  region  buffers  moves  transfers  bytes  halo bytes
+conv1  ultra_trail.conv1d  1x8x16  1x8x16  1      single     288/65536           704/32768           32/2048
+  x        features        fmem    1x3x16  1        1      1          192    0
+  w1       weights         wmem    8x3x3   1        1      1          288    0
+  b1       bias            bmem    8       1        1      1          32     0
+  -        features (out)  fmem    1x8x16  1        1      1          512    0
+conv2  ultra_trail.conv1d  1x4x8   1x4x8   1      single     640/65536           640/32768           16/2048
+  -        features        fmem    1x8x16  1        1      1          512    0
+  w2       weights         wmem    4x8x5   1        1      1          640    0
+  b2       bias            bmem    4x1     1        1      1          16     0
+  -        features (out)  fmem    1x4x8   1        1      1          128    0
 )");
   // Each layer fits the memories whole.
   EXPECT_EQ(tilings_of(report),
