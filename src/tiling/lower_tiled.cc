@@ -18,23 +18,8 @@ using namespace tir;
 
 std::int64_t ceil_div(std::int64_t a, std::int64_t b) { return (a + b - 1) / b; }
 
-// A dimension of an operand whose region follows an axis.
-struct Follower {
-  std::size_t operand, dim;
-};
-
-// Where a tile's region of one dimension lies, clamped to the operand, and what the clamp cut.
-struct Place {
-  std::int64_t start = 0, extent = 0, pad_before = 0, pad_after = 0;
-  bool operator==(const Place&) const = default;
-};
-
-// Consecutive tiles of an axis alike: same extents and paddings, starts a fixed step apart.
-struct Run {
-  std::int64_t begin = 0, count = 0;
-  std::vector<Place> first;        // per follower, at the run's first tile
-  std::vector<std::int64_t> step;  // per follower
-};
+using Follower = TileSpace::Follower;
+using Run = TileSpace::Run;
 
 class TiledLowering {
  public:
@@ -52,25 +37,29 @@ class TiledLowering {
       fixed_[i].resize(ops[i].shape.size());
       for (std::size_t d = 0; d < ops[i].shape.size(); ++d) {
         if (ops[i].axis[d]) {
-          followers_[*ops[i].axis[d]].push_back({i, d});
           for (std::size_t k = 0; k < plan_.order.size(); ++k)
             if (plan_.order[k] == *ops[i].axis[d])
               innermost_[i] = std::max(innermost_[i], static_cast<std::ptrdiff_t>(k));
         } else {
-          fixed_[i][d] = place(i, d, 0, 0);
+          fixed_[i][d] = space_.place(i, d, 0, 0);
         }
       }
       host_.push_back(operands_.buffer(*ops[i].value));
       if (host_.back() == nullptr)
         return make_error("%{} has no buffer in the call", ops[i].value->name());
-      std::int64_t elements = 1;
-      for (std::int64_t e : plan_.operands[i].tile) elements *= e;
+      // Each buffer a whole number of the memory's alignment, so that a second slot
+      // (pipeline-dma) starts aligned as the first.
       const OperandPlan& op = plan_.operands[i];
+      std::int64_t elem = static_cast<std::int64_t>(dtype_size(ops[i].dtype));
+      std::int64_t alignment = model_.find(op.memory)->alignment;
+      std::int64_t elements = ceil_div(ceil_div(op.tile_bytes, alignment) * alignment, elem);
       scratch_.push_back(make_buffer(fmt::format("{}_{}", op.name, op.memory), ops[i].dtype,
                                      {std::max<std::int64_t>(elements, 1)}, op.memory));
     }
-    runs_.resize(axes);
-    for (std::size_t a = 0; a < axes; ++a) make_runs(a);
+    for (std::size_t a = 0; a < axes; ++a) {
+      followers_[a] = space_.followers(a);
+      runs_.push_back(space_.runs(a, plan_.tile[a]));
+    }
     chosen_.assign(axes, nullptr);
     vars_.assign(axes, Expr(std::int64_t{0}));
     for (std::size_t a = 0; a < axes; ++a) chosen_[a] = &runs_[a].front();
@@ -94,47 +83,6 @@ class TiledLowering {
   }
 
  private:
-  Place place(std::size_t i, std::size_t d, std::int64_t lo, std::int64_t hi) const {
-    const TileOperand& operand = space_.operands()[i];
-    Span span = space_.region(i, d, lo, hi);
-    Place p;
-    p.start = std::max<std::int64_t>(span.first, 0);
-    std::int64_t last = std::min(span.last, operand.shape[d] - 1);
-    p.extent = std::max<std::int64_t>(last - p.start + 1, 0);
-    p.pad_before = p.start - span.first;
-    p.pad_after = span.last - last;
-    return p;
-  }
-
-  void make_runs(std::size_t a) {
-    std::int64_t extent = space_.output_shape()[a], size = plan_.tile[a];
-    std::int64_t count = ceil_div(extent, size);
-    auto& runs = runs_[a];
-    for (std::int64_t p = 0; p < count; ++p) {
-      std::int64_t lo = p * size, hi = std::min(extent, lo + size) - 1;
-      std::vector<Place> places;
-      for (const Follower& f : followers_[a]) places.push_back(place(f.operand, f.dim, lo, hi));
-      if (!runs.empty()) {
-        Run& run = runs.back();
-        bool alike = true;
-        std::vector<std::int64_t> step(places.size());
-        for (std::size_t f = 0; f < places.size() && alike; ++f) {
-          const Place& first = run.first[f];
-          alike = places[f].extent == first.extent && places[f].pad_before == first.pad_before &&
-                  places[f].pad_after == first.pad_after;
-          step[f] = run.count == 1 ? places[f].start - first.start : run.step[f];
-          alike &= places[f].start == first.start + step[f] * (p - run.begin);
-        }
-        if (alike) {
-          run.step = std::move(step);
-          ++run.count;
-          continue;
-        }
-      }
-      runs.push_back({p, 1, std::move(places), std::vector<std::int64_t>(followers_[a].size(), 0)});
-    }
-  }
-
   // Operand i's region in the current tile: per dimension, its start and extent.
   std::pair<std::vector<Expr>, Shape> region(std::size_t i) const {
     const TileOperand& operand = space_.operands()[i];

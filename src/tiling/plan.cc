@@ -54,6 +54,9 @@ std::int64_t transfers(const Shape& extents, const Shape& shape, std::int64_t di
 // elements of its dimensions that follow the axis, and each such dimension's largest extent.
 struct AxisTiles {
   std::int64_t count = 0;
+  // The most tiles of one run (TileSpace::runs): a loop of that many, which pipeline-dma
+  // double buffers; with none of two or more, nothing is.
+  std::int64_t longest_run = 0;
   std::vector<std::int64_t> sum;                 // per operand
   std::vector<std::vector<std::int64_t>> most;   // per operand, per dimension
 };
@@ -76,29 +79,14 @@ class Planner {
 
   const std::vector<std::vector<std::int64_t>>& sizes() const { return sizes_; }
 
-  // The clamped extent of operand i's dimension d for the tile at position p of its axis
-  // (or its fixed region), and where it starts.
-  std::pair<std::int64_t, std::int64_t> clamped(std::size_t i, std::size_t d, std::int64_t size,
-                                                std::int64_t p) const {
-    const TileOperand& operand = space_.operands()[i];
-    std::int64_t lo = 0, hi = 0;
-    if (operand.axis[d]) {
-      std::int64_t extent = space_.output_shape()[*operand.axis[d]];
-      lo = p * size;
-      hi = std::min(extent, lo + size) - 1;
-    }
-    Span span = space_.region(i, d, lo, hi);
-    std::int64_t first = std::max<std::int64_t>(span.first, 0);
-    std::int64_t last = std::min(span.last, operand.shape[d] - 1);
-    return {first, std::max<std::int64_t>(last - first + 1, 0)};
-  }
-
   const AxisTiles& tiles(std::size_t axis, std::int64_t size) {
     auto [it, fresh] = cache_.try_emplace({axis, size});
     AxisTiles& t = it->second;
     if (!fresh) return t;
     std::int64_t extent = space_.output_shape()[axis];
     t.count = ceil_div(extent, size);
+    for (const TileSpace::Run& run : space_.runs(axis, size))
+      t.longest_run = std::max(t.longest_run, run.count);
     const auto& operands = space_.operands();
     t.sum.assign(operands.size(), 0);
     t.most.resize(operands.size());
@@ -111,7 +99,7 @@ class Planner {
         std::int64_t elements = 1;
         for (std::size_t d = 0; d < operands[i].shape.size(); ++d) {
           if (operands[i].axis[d] != axis) continue;
-          std::int64_t e = clamped(i, d, size, p).second;
+          std::int64_t e = space_.tile_place(i, d, size, p).extent;
           elements *= e;
           t.most[i][d] = std::max(t.most[i][d], e);
         }
@@ -130,7 +118,9 @@ class Planner {
       if (tiles(a, tile[a]).count > 1) plan.order.push_back(a);
     plan.tiles = 1;
     for (std::size_t a = 0; a < tile.size(); ++a) plan.tiles *= tiles(a, tile[a]).count;
-    plan.double_buffered = dbl && !plan.order.empty();
+    // Double buffering needs a loop of two or more like tiles on the innermost axis.
+    plan.double_buffered =
+        dbl && !plan.order.empty() && tiles(plan.order.back(), tile[plan.order.back()]).longest_run > 1;
     const auto& operands = space_.operands();
     std::map<const Memory*, std::int64_t> use;
     for (std::size_t i = 0; i < operands.size(); ++i) {
@@ -150,12 +140,11 @@ class Planner {
           std::size_t axis = *operand.axis[d];
           most = tiles(axis, tile[axis]).most[i][d];
           // The union of the tiles' regions: from the first tile's start to the last's end.
-          auto [start, first_extent] = clamped(i, d, tile[axis], 0);
-          auto [last_start, last_extent] = clamped(i, d, tile[axis], tiles(axis, tile[axis]).count - 1);
-          (void)first_extent;
-          unique *= std::max<std::int64_t>(last_start + last_extent - start, 0);
+          Place first = space_.tile_place(i, d, tile[axis], 0);
+          Place last = space_.tile_place(i, d, tile[axis], tiles(axis, tile[axis]).count - 1);
+          unique *= std::max<std::int64_t>(last.start + last.extent - first.start, 0);
         } else {
-          most = clamped(i, d, 1, 0).second;
+          most = space_.tile_place(i, d, 1, 0).extent;
           swept *= most;
           unique *= most;
         }
@@ -221,7 +210,7 @@ class Planner {
             p = position[k];
             size = plan.tile[*operand.axis[d]];
           }
-          extents.push_back(clamped(i, d, size, p).second);
+          extents.push_back(space_.tile_place(i, d, size, p).extent);
         }
         per_sweep += transfers(extents, operand.shape, model_.dma.dims);
         std::size_t k = 0;

@@ -243,4 +243,61 @@ Span TileSpace::region(std::size_t operand, std::size_t dim, std::int64_t lo,
   return {*first, *last};
 }
 
+Place TileSpace::place(std::size_t operand, std::size_t dim, std::int64_t lo,
+                       std::int64_t hi) const {
+  Span span = region(operand, dim, lo, hi);
+  Place p;
+  p.start = std::max<std::int64_t>(span.first, 0);
+  std::int64_t last = std::min(span.last, operands_[operand].shape[dim] - 1);
+  p.extent = std::max<std::int64_t>(last - p.start + 1, 0);
+  p.pad_before = p.start - span.first;
+  p.pad_after = span.last - last;
+  return p;
+}
+
+Place TileSpace::tile_place(std::size_t operand, std::size_t dim, std::int64_t size,
+                            std::int64_t p) const {
+  const std::optional<std::size_t>& axis = operands_[operand].axis[dim];
+  if (!axis) return place(operand, dim, 0, 0);
+  std::int64_t lo = p * size;
+  return place(operand, dim, lo, std::min(output_shape_[*axis], lo + size) - 1);
+}
+
+std::vector<TileSpace::Follower> TileSpace::followers(std::size_t axis) const {
+  std::vector<Follower> found;
+  for (std::size_t i = 0; i < operands_.size(); ++i)
+    for (std::size_t d = 0; d < operands_[i].axis.size(); ++d)
+      if (operands_[i].axis[d] == axis) found.push_back({i, d});
+  return found;
+}
+
+std::vector<TileSpace::Run> TileSpace::runs(std::size_t axis, std::int64_t size) const {
+  std::vector<Follower> fs = followers(axis);
+  std::int64_t count = (output_shape_[axis] + size - 1) / size;
+  std::vector<Run> runs;
+  for (std::int64_t p = 0; p < count; ++p) {
+    std::vector<Place> places;
+    for (const Follower& f : fs) places.push_back(tile_place(f.operand, f.dim, size, p));
+    if (!runs.empty()) {
+      Run& run = runs.back();
+      bool alike = true;
+      std::vector<std::int64_t> step(places.size());
+      for (std::size_t f = 0; f < places.size() && alike; ++f) {
+        const Place& first = run.first[f];
+        alike = places[f].extent == first.extent && places[f].pad_before == first.pad_before &&
+                places[f].pad_after == first.pad_after;
+        step[f] = run.count == 1 ? places[f].start - first.start : run.step[f];
+        alike &= places[f].start == first.start + step[f] * (p - run.begin);
+      }
+      if (alike) {
+        run.step = std::move(step);
+        ++run.count;
+        continue;
+      }
+    }
+    runs.push_back({p, 1, std::move(places), std::vector<std::int64_t>(fs.size(), 0)});
+  }
+  return runs;
+}
+
 }  // namespace uma::tiling

@@ -35,6 +35,13 @@ struct Span {
   std::int64_t size() const { return last - first + 1; }
 };
 
+// Where a tile's region of one dimension lies once clamped to the operand, and what the clamp
+// cut: the tile's share of the layer's padding.
+struct Place {
+  std::int64_t start = 0, extent = 0, pad_before = 0, pad_after = 0;
+  bool operator==(const Place&) const = default;
+};
+
 // An operand of the layer: a parameter of the composite, a constant in it, or its output.
 struct TileOperand {
   const Value* value = nullptr;
@@ -66,6 +73,27 @@ class TileSpace {
   // Operand i's region on dimension d for the output tile [lo, hi] on that dimension's axis
   // (ignored for a fixed region), unclamped.
   Span region(std::size_t operand, std::size_t dim, std::int64_t lo, std::int64_t hi) const;
+  // The same region clamped to the operand.
+  Place place(std::size_t operand, std::size_t dim, std::int64_t lo, std::int64_t hi) const;
+  // The region of the tile at position p of size `size` on the dimension's axis (the fixed
+  // region for a dimension that follows none).
+  Place tile_place(std::size_t operand, std::size_t dim, std::int64_t size, std::int64_t p) const;
+
+  // The tiles of one axis cut at `size` form runs: consecutive tiles alike, their regions of
+  // the same extents and paddings, each starting a fixed step after the one before (the
+  // first tile of a padded convolution, the inner ones, the last, shorter one). Per run,
+  // its first tile, its count, and per dimension that follows the axis (Follower order) the
+  // first tile's place and the step.
+  struct Follower {
+    std::size_t operand, dim;
+  };
+  struct Run {
+    std::int64_t begin = 0, count = 0;
+    std::vector<Place> first;
+    std::vector<std::int64_t> step;
+  };
+  std::vector<Follower> followers(std::size_t axis) const;
+  std::vector<Run> runs(std::size_t axis, std::int64_t size) const;
 
  private:
   Shape output_shape_;
