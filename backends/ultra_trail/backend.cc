@@ -29,8 +29,13 @@ class UltraTrail : public Backend {
     set_target_check(check_target);
     add_memory({.name = "wmem", .default_kb = 64, .alignment = 4, .holds = {Role::kWeights},
                 .help = "weight memory, KiB"});
-    add_memory({.name = "fmem", .default_kb = 32, .alignment = 4, .holds = {Role::kFeatures},
-                .help = "feature memory, KiB: a tile's input and output"});
+    // The array adds a chunk of input channels to the partial sums it holds in fmem: a
+    // layer too wide for one window of all its channels is summed in chunks of them.
+    add_memory({.name = "fmem",
+                .default_kb = 32,
+                .alignment = 4,
+                .holds = {Role::kFeatures, Role::kAccumulators},
+                .help = "feature memory, KiB: a tile's input and output (or partial sums)"});
     add_memory({.name = "bmem", .default_kb = 2, .alignment = 4, .holds = {Role::kBias},
                 .help = "bias memory, KiB"});
     set_dma({.bytes_per_cycle = 8,

@@ -30,7 +30,8 @@ Expected<lower::ExternCall> lower_conv1d(const lower::CompositeOperands& operand
       .args = {x, w, b, y, i32(dimension), i32(data[0]), i32(data[1]), i32(weight[0]),
                i32(weight[2]), i32(conv->attrs().get_ints("strides")[0]), i32(padding[0]),
                i32(padding[1]), i32(data[2]), i32(out[2]),
-               i32(operands.find("nn.relu") != nullptr ? 1 : 0)}};
+               i32(operands.find("nn.relu") != nullptr ? 1 : 0), operands.first_chunk(),
+               operands.last_chunk()}};
 }
 
 }  // namespace uma::backends::ultra_trail

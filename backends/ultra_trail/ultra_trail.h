@@ -39,8 +39,9 @@ Status check_conv1d(const Match& match, const Target& target);
 
 // A tile of ultra_trail.conv1d as one call of the array:
 //   ut_conv1d(&x, &w, &b or null, &y, dimension, batch, ch_in, ch_out, kernel, stride,
-//             pad_left, pad_right, len_in, len_out, relu)
-// its operands the tile's buffers in the memories.
+//             pad_left, pad_right, len_in, len_out, relu, first, last)
+// its operands the tile's buffers in the memories; `first` and `last` say which chunk of the
+// input channels the tile sums when the core cuts them (CompositeOperands::first_chunk).
 Expected<lower::ExternCall> lower_conv1d(const lower::CompositeOperands& operands,
                                          const Target& target);
 

@@ -5,7 +5,15 @@ namespace uma::lower {
 
 CompositeOperands::CompositeOperands(const Node& call,
                                      std::unordered_map<const Value*, tir::Buffer> buffers)
-    : call_(&call), buffers_(std::move(buffers)) {}
+    : call_(&call),
+      buffers_(std::move(buffers)),
+      first_chunk_(tir::IntImmNode::make(tir::DataType::scalar(DType::i32), 1)),
+      last_chunk_(first_chunk_) {}
+
+void CompositeOperands::set_chunk(tir::Expr first, tir::Expr last) {
+  first_chunk_ = std::move(first);
+  last_chunk_ = std::move(last);
+}
 
 const Node* CompositeOperands::find(std::string_view op) const {
   for (const auto& node : composite().nodes())

@@ -56,9 +56,10 @@ class TiledLowering {
       scratch_.push_back(make_buffer(fmt::format("{}_{}", op.name, op.memory), ops[i].dtype,
                                      {std::max<std::int64_t>(elements, 1)}, op.memory));
     }
+    Shape sizes = plan_.sizes();
     for (std::size_t a = 0; a < axes; ++a) {
       followers_[a] = space_.followers(a);
-      runs_.push_back(space_.runs(a, plan_.tile[a]));
+      runs_.push_back(space_.runs(a, sizes[a]));
     }
     chosen_.assign(axes, nullptr);
     vars_.assign(axes, Expr(std::int64_t{0}));
@@ -69,6 +70,7 @@ class TiledLowering {
       if (innermost_[i] < 0) body.push_back(move(i, /*in=*/true));
     UMA_TRY_ASSIGN(Stmt nest, level(0));
     body.push_back(nest);
+    if (innermost_.back() < 0) body.push_back(move(ops.size() - 1, /*in=*/false));
     Stmt stmt = SeqNode::make(std::move(body));
     for (auto it = scratch_.rbegin(); it != scratch_.rend(); ++it)
       stmt = AllocateNode::make(*it, stmt);
@@ -170,11 +172,11 @@ class TiledLowering {
                            SeqNode::make(std::move(body)), std::move(attrs));
   }
 
+  // The loops from the k-th tiled axis in: each operand moves in at the start of the loop of
+  // the innermost axis it follows, and the output out at its end (after the chunks of a cut
+  // reduction, which are innermost).
   Expected<Stmt> level(std::size_t k) {
-    if (k == plan_.order.size()) {
-      UMA_TRY_ASSIGN(Stmt compute, compute_block());
-      return SeqNode::make({compute, move(space_.operands().size() - 1, /*in=*/false)});
-    }
+    if (k == plan_.order.size()) return compute_block();
     std::size_t a = plan_.order[k];
     std::vector<Stmt> parts;
     for (std::size_t r = 0; r < runs_[a].size(); ++r) {
@@ -188,6 +190,8 @@ class TiledLowering {
         if (innermost_[i] == static_cast<std::ptrdiff_t>(k)) body.push_back(move(i, /*in=*/true));
       UMA_TRY_ASSIGN(Stmt inner, level(k + 1));
       body.push_back(inner);
+      std::size_t out = space_.operands().size() - 1;
+      if (innermost_[out] == static_cast<std::ptrdiff_t>(k)) body.push_back(move(out, false));
       Stmt stmt = SeqNode::make(std::move(body));
       if (run.count > 1)
         stmt = ForNode::make(var, Expr(std::int64_t{0}), Expr(run.count), ForKind::kSerial, stmt);
@@ -300,8 +304,21 @@ class TiledLowering {
       arguments.push_back(host->add_param(tile->param(i)->type(), tile->param(i)->name()));
     Builder host_builder(*host);
     UMA_TRY_ASSIGN(Node * call, host_builder.try_call(tile, arguments));
-    UMA_TRY_ASSIGN(lower::ExternCall extern_call,
-                   lowering_(lower::CompositeOperands(*call, std::move(buffers))));
+    lower::CompositeOperands operands(*call, std::move(buffers));
+    // The chunk of a cut reduction this call sums: the first starts the partial sums, the
+    // last ends them with the layer's epilogue.
+    Expr first = IntImmNode::make(DataType::scalar(DType::boolean), 1), last = first;
+    for (std::size_t a = space_.output_shape().size(); a < space_.num_axes(); ++a) {
+      Expr at = simplify(Expr(chosen_[a]->begin) + vars_[a]);
+      std::int64_t chunks = ceil_div(space_.extents()[a], plan_.sizes()[a]);
+      first = first && at == Expr(std::int64_t{0});
+      last = last && at == Expr(chunks - 1);
+    }
+    auto flag = [](const Expr& condition) {
+      return simplify(CastNode::make(DataType::scalar(DType::i32), condition));
+    };
+    operands.set_chunk(flag(first), flag(last));
+    UMA_TRY_ASSIGN(lower::ExternCall extern_call, lowering_(operands));
     if (extern_call.workspace)
       return make_error("{} asks for a workspace, which a tiled call does not get",
                         extern_call.name);

@@ -73,17 +73,25 @@ class Planner {
                           role_name(operand.role));
       memory_.push_back(memory);
     }
-    for (std::int64_t extent : space_.output_shape()) sizes_.push_back(candidate_sizes(extent));
+    // A reduction is cut only where a memory holds the partial sums.
+    accumulators_ = model_.holding(Role::kAccumulators);
+    for (std::size_t a = 0; a < space_.num_axes(); ++a) {
+      std::int64_t extent = space_.extents()[a];
+      sizes_.push_back(space_.is_reduction(a) && accumulators_ == nullptr
+                           ? std::vector<std::int64_t>{extent}
+                           : candidate_sizes(extent));
+    }
     return Status::success();
   }
 
   const std::vector<std::vector<std::int64_t>>& sizes() const { return sizes_; }
+  const TileSpace& space() const { return space_; }
 
   const AxisTiles& tiles(std::size_t axis, std::int64_t size) {
     auto [it, fresh] = cache_.try_emplace({axis, size});
     AxisTiles& t = it->second;
     if (!fresh) return t;
-    std::int64_t extent = space_.output_shape()[axis];
+    std::int64_t extent = space_.extents()[axis];
     t.count = ceil_div(extent, size);
     for (const TileSpace::Run& run : space_.runs(axis, size))
       t.longest_run = std::max(t.longest_run, run.count);
@@ -113,7 +121,13 @@ class Planner {
   TilePlan evaluate(const Shape& tile, const std::vector<std::size_t>& order_in, bool dbl) {
     TilePlan plan;
     plan.output = space_.output_shape();
-    plan.tile = tile;
+    std::size_t rank = plan.output.size();
+    plan.tile.assign(tile.begin(), tile.begin() + static_cast<std::ptrdiff_t>(rank));
+    plan.chunks.assign(tile.begin() + static_cast<std::ptrdiff_t>(rank), tile.end());
+    plan.reductions.assign(space_.extents().begin() + static_cast<std::ptrdiff_t>(rank),
+                           space_.extents().end());
+    // Partial sums of a cut reduction are kept where accumulators are.
+    bool cut = plan.cuts_reduction();
     for (std::size_t a : order_in)
       if (tiles(a, tile[a]).count > 1) plan.order.push_back(a);
     plan.tiles = 1;
@@ -129,7 +143,9 @@ class Planner {
       op.name = operand.value->name();
       op.role = operand.role;
       op.output = operand.output;
-      op.memory = memory_[i]->name;
+      const Memory* memory = operand.output && cut ? accumulators_ : memory_[i];
+      if (operand.output && cut) op.role = Role::kAccumulators;
+      op.memory = memory->name;
       std::int64_t elem = static_cast<std::int64_t>(dtype_size(operand.dtype));
       std::int64_t swept = elem, unique = elem;
       std::vector<bool> follows(tile.size(), false);
@@ -171,7 +187,7 @@ class Planner {
       bool inner = !plan.order.empty() &&
                    innermost == static_cast<std::ptrdiff_t>(plan.order.size()) - 1;
       op.buffers = plan.double_buffered && inner ? 2 : 1;
-      use[memory_[i]] += align_up(op.tile_bytes, memory_[i]->alignment) * op.buffers;
+      use[memory] += align_up(op.tile_bytes, memory->alignment) * op.buffers;
       plan.operands.push_back(std::move(op));
     }
     for (const Memory& memory : model_.memories)
@@ -189,16 +205,17 @@ class Planner {
   // The exact number of DMA transfers of each operand: every tile's region, as moved.
   void count_transfers(TilePlan& plan) {
     const auto& operands = space_.operands();
+    Shape sizes = plan.sizes();
     for (std::size_t i = 0; i < operands.size(); ++i) {
       const TileOperand& operand = operands[i];
       std::vector<std::size_t> axes;
-      for (std::size_t a = 0; a < plan.tile.size(); ++a)
+      for (std::size_t a = 0; a < sizes.size(); ++a)
         for (std::size_t d = 0; d < operand.shape.size(); ++d)
           if (operand.axis[d] == a && std::find(axes.begin(), axes.end(), a) == axes.end())
             axes.push_back(a);
       std::int64_t per_sweep = 0, sweeps = plan.operands[i].moves;
       std::vector<std::int64_t> position(axes.size(), 0);
-      for (std::size_t a : axes) sweeps /= tiles(a, plan.tile[a]).count;
+      for (std::size_t a : axes) sweeps /= tiles(a, sizes[a]).count;
       while (true) {
         Shape extents;
         for (std::size_t d = 0; d < operand.shape.size(); ++d) {
@@ -208,14 +225,14 @@ class Planner {
             std::size_t k = static_cast<std::size_t>(
                 std::find(axes.begin(), axes.end(), *operand.axis[d]) - axes.begin());
             p = position[k];
-            size = plan.tile[*operand.axis[d]];
+            size = sizes[*operand.axis[d]];
           }
           extents.push_back(space_.tile_place(i, d, size, p).extent);
         }
         per_sweep += transfers(extents, operand.shape, model_.dma.dims);
         std::size_t k = 0;
         for (; k < axes.size(); ++k) {
-          if (++position[k] < tiles(axes[k], plan.tile[axes[k]]).count) break;
+          if (++position[k] < tiles(axes[k], sizes[axes[k]]).count) break;
           position[k] = 0;
         }
         if (k == axes.size()) break;
@@ -228,6 +245,7 @@ class Planner {
   const TileSpace& space_;
   const MemoryModel& model_;
   std::vector<const Memory*> memory_;
+  const Memory* accumulators_ = nullptr;
   std::vector<std::vector<std::int64_t>> sizes_;
   std::map<std::pair<std::size_t, std::int64_t>, AxisTiles> cache_;
 };
@@ -247,10 +265,10 @@ std::optional<TilePlan> search(Planner& planner, const std::vector<std::size_t>&
                                const DmaEngine& dma) {
   const auto& sizes = planner.sizes();
   if (axes.empty()) {
-    TilePlan whole = planner.evaluate(Shape(sizes.size(), 1), {}, dbl);
-    for (std::size_t a = 0; a < sizes.size(); ++a) whole.tile[a] = sizes[a].front();
-    whole = planner.evaluate(whole.tile, {}, dbl);
-    return Planner::excess(whole) == 0 ? std::optional(whole) : std::nullopt;
+    Shape whole;
+    for (const auto& axis : sizes) whole.push_back(axis.front());
+    TilePlan plan = planner.evaluate(whole, {}, dbl);
+    return Planner::excess(plan) == 0 ? std::optional(plan) : std::nullopt;
   }
   // The axis with the most sizes is bisected; the others enumerated.
   std::size_t free = axes.front();
@@ -260,9 +278,14 @@ std::optional<TilePlan> search(Planner& planner, const std::vector<std::size_t>&
   for (std::size_t a : axes)
     if (a != free) others.push_back(a);
   std::optional<TilePlan> best;
-  std::vector<std::size_t> order = axes;
+  // The output's axes in every order, the reductions innermost: the partial sums stay in
+  // their memory while the chunks go by.
+  std::vector<std::size_t> order, reductions;
+  for (std::size_t a : axes) (planner.space().is_reduction(a) ? reductions : order).push_back(a);
   std::sort(order.begin(), order.end());
   do {
+    std::vector<std::size_t> full = order;
+    full.insert(full.end(), reductions.begin(), reductions.end());
     std::vector<std::size_t> index(sizes.size(), 0);
     while (true) {
       Shape tile;
@@ -272,14 +295,14 @@ std::optional<TilePlan> search(Planner& planner, const std::vector<std::size_t>&
       while (lo < hi) {
         std::size_t mid = (lo + hi) / 2;
         tile[free] = sizes[free][mid];
-        if (Planner::excess(planner.evaluate(tile, order, dbl)) == 0)
+        if (Planner::excess(planner.evaluate(tile, full, dbl)) == 0)
           hi = mid;
         else
           lo = mid + 1;
       }
       if (lo < sizes[free].size()) {
         tile[free] = sizes[free][lo];
-        TilePlan plan = planner.evaluate(tile, order, dbl);
+        TilePlan plan = planner.evaluate(tile, full, dbl);
         if (!best || cost(plan, dma) < cost(*best, dma)) best = std::move(plan);
       }
       std::size_t k = 0;
@@ -301,9 +324,25 @@ std::int64_t TilePlan::traffic() const {
   return bytes;
 }
 
+Shape TilePlan::sizes() const {
+  Shape all = tile;
+  all.insert(all.end(), chunks.begin(), chunks.end());
+  return all;
+}
+
+bool TilePlan::cuts_reduction() const {
+  for (std::size_t r = 0; r < chunks.size(); ++r)
+    if (chunks[r] < reductions[r]) return true;
+  return false;
+}
+
 std::string TilePlan::summary() const {
-  return fmt::format("{} ({} tile{}, {} buffered)", shape_text(tile), tiles, tiles == 1 ? "" : "s",
-                     double_buffered ? "double" : "single");
+  std::string chunked;
+  for (std::size_t r = 0; r < chunks.size(); ++r)
+    if (chunks[r] < reductions[r])
+      chunked += fmt::format(", reduction {} in chunks of {}", output.size() + r, chunks[r]);
+  return fmt::format("{} ({} tile{}{}, {} buffered)", shape_text(tile), tiles,
+                     tiles == 1 ? "" : "s", chunked, double_buffered ? "double" : "single");
 }
 
 Expected<TilePlan> plan_tiles(const TileSpace& space, const MemoryModel& model) {
@@ -311,19 +350,20 @@ Expected<TilePlan> plan_tiles(const TileSpace& space, const MemoryModel& model) 
   UMA_TRY(planner.init());
   std::vector<std::size_t> axes;
   for (std::size_t a = 0; a < space.num_axes(); ++a)
-    if (space.output_shape()[a] > 1) axes.push_back(a);
+    if (planner.sizes()[a].size() > 1) axes.push_back(a);
   std::optional<TilePlan> best;
   for (bool dbl : {true, false}) {
     best = search(planner, axes, dbl, model.dma);
     if (best) break;
   }
   if (!best) {
-    Shape smallest(space.num_axes(), 1);
+    Shape smallest;
+    for (const auto& axis : planner.sizes()) smallest.push_back(axis.back());
     TilePlan plan = planner.evaluate(smallest, axes, false);
     for (const MemoryUse& memory : plan.memories)
       if (memory.peak > memory.capacity)
         return make_error("needs {} bytes of {} at its smallest tile ({}), has {}", memory.peak,
-                          memory.name, shape_text(smallest), memory.capacity);
+                          memory.name, shape_text(plan.tile), memory.capacity);
     return make_error("no tiling fits");  // unreachable: the smallest tile fits then
   }
   planner.count_transfers(*best);
@@ -335,17 +375,21 @@ Expected<TilePlan> make_plan(const TileSpace& space, const MemoryModel& model, c
   Planner planner(space, model);
   UMA_TRY(planner.init());
   if (tile.size() != space.num_axes())
-    return make_error("the tile has {} sizes for an output of {} axes", tile.size(),
+    return make_error("the tile has {} sizes for a layer of {} axes", tile.size(),
                       space.num_axes());
-  for (std::size_t a = 0; a < tile.size(); ++a)
-    if (tile[a] < 1 || tile[a] > space.output_shape()[a])
+  for (std::size_t a = 0; a < tile.size(); ++a) {
+    if (tile[a] < 1 || tile[a] > space.extents()[a])
       return make_error("the tile's size {} on axis {} is not in [1, {}]", tile[a], a,
-                        space.output_shape()[a]);
+                        space.extents()[a]);
+    if (space.is_reduction(a) && tile[a] < space.extents()[a] &&
+        model.holding(Role::kAccumulators) == nullptr)
+      return make_error("the tile cuts reduction {}, and no memory holds accumulators", a);
+  }
   TilePlan plan = planner.evaluate(tile, order, double_buffered);
   for (const MemoryUse& memory : plan.memories)
     if (memory.peak > memory.capacity)
-      return make_error("tile {} needs {} bytes of {}, has {}", shape_text(tile), memory.peak,
-                        memory.name, memory.capacity);
+      return make_error("tile {} needs {} bytes of {}, has {}", shape_text(plan.tile),
+                        memory.peak, memory.name, memory.capacity);
   planner.count_transfers(plan);
   return plan;
 }

@@ -118,7 +118,8 @@ Expected<TileSpace> TileSpace::derive(const Function& composite) {
   TileSpace space;
   const TensorType& out_type = composite.outputs()[0]->tensor_type();
   space.output_shape_ = out_type.shape;
-  for (std::size_t a = 0; a < space.num_axes(); ++a) {
+  space.extents_ = out_type.shape;
+  for (std::size_t a = 0; a < space.output_shape_.size(); ++a) {
     space.lo_.push_back(VarNode::make(fmt::format("lo{}", a)));
     space.hi_.push_back(VarNode::make(fmt::format("hi{}", a)));
   }
@@ -150,17 +151,61 @@ Expected<TileSpace> TileSpace::derive(const Function& composite) {
   }
   add(*composite.outputs()[0], Role::kFeatures, true, func.params[func.num_inputs]);
 
+  // The reductions a tile may cut into chunks: those of the layer's one reduction block
+  // (its partial sums then reach the output through pointwise blocks alone), each an axis
+  // after the output's, unless a region would follow it and another axis at once (a
+  // convolution's taps, which move the window) or the layer reduces twice.
+  std::vector<const BlockNode*> blocks = blocks_of(func.body);
+  std::vector<std::pair<const VarNode*, std::int64_t>> reductions;  // loop variable, extent
+  std::size_t reducing = 0;
+  for (const BlockNode* block : blocks) {
+    bool reduces = false;
+    for (const IterVar& iv : block->iter_vars) {
+      if (iv.kind != IterKind::kReduce) continue;
+      reduces = true;
+      std::optional<std::int64_t> extent = as_const_int(iv.extent);
+      if (const auto* var = iv.binding.as<VarNode>(); var != nullptr && extent && *extent > 1)
+        reductions.push_back({var, *extent});
+    }
+    reducing += reduces ? 1 : 0;
+  }
+  if (reducing != 1) reductions.clear();
+
+  while (true) {
+    TileSpace attempt = space;
+    std::vector<tir::Var> lo = attempt.lo_, hi = attempt.hi_;
+    std::unordered_map<const VarNode*, std::pair<Expr, Expr>> cut;
+    for (const auto& [var, extent] : reductions) {
+      std::size_t axis = lo.size();
+      lo.push_back(VarNode::make(fmt::format("lo{}", axis)));
+      hi.push_back(VarNode::make(fmt::format("hi{}", axis)));
+      attempt.extents_.push_back(extent);
+      cut.emplace(var, std::pair<Expr, Expr>{lo.back(), hi.back()});
+    }
+    attempt.lo_ = lo;
+    attempt.hi_ = hi;
+    std::optional<std::size_t> drop;  // a reduction axis a region mixes with another
+    UMA_TRY(attempt.find_regions(blocks, buffers, cut, drop));
+    if (!drop) return attempt;
+    reductions.erase(reductions.begin() + static_cast<std::ptrdiff_t>(*drop - space.num_axes()));
+  }
+}
+
+Status TileSpace::find_regions(
+    const std::vector<const BlockNode*>& blocks, const std::vector<Buffer>& buffers,
+    const std::unordered_map<const VarNode*, std::pair<Expr, Expr>>& cut,
+    std::optional<std::size_t>& drop) {
   // What each buffer must hold, backwards from the output tile.
   struct Need {
     std::vector<Expr> first, last;
   };
   std::unordered_map<const BufferNode*, Need> need;
-  need[buffers.back().get()] = {std::vector<Expr>(space.lo_.begin(), space.lo_.end()),
-                                std::vector<Expr>(space.hi_.begin(), space.hi_.end())};
-  std::vector<const BlockNode*> blocks = blocks_of(func.body);
+  std::size_t rank = output_shape_.size();
+  need[buffers.back().get()] = {std::vector<Expr>(lo_.begin(), lo_.begin() + rank),
+                                std::vector<Expr>(hi_.begin(), hi_.begin() + rank)};
   for (auto it = blocks.rbegin(); it != blocks.rend(); ++it) {
     const BlockNode& block = **it;
-    std::unordered_map<const VarNode*, std::pair<Expr, Expr>> ranges;
+    std::unordered_map<const VarNode*, std::pair<Expr, Expr>> ranges = cut;
     std::unordered_set<const BufferNode*> written;
     pre_order_visit(block.body, [&](const ExprNode*, const StmtNode* s) {
       if (s == nullptr || s->kind != StmtKind::Store) return;
@@ -191,12 +236,12 @@ Expected<TileSpace> TileSpace::derive(const Function& composite) {
 
   // Each dimension's region, and the one axis it follows.
   std::unordered_map<const VarNode*, std::size_t> axis_of;
-  for (std::size_t a = 0; a < space.num_axes(); ++a) {
-    axis_of[space.lo_[a].as<VarNode>()] = a;
-    axis_of[space.hi_[a].as<VarNode>()] = a;
+  for (std::size_t a = 0; a < num_axes(); ++a) {
+    axis_of[lo_[a].as<VarNode>()] = a;
+    axis_of[hi_[a].as<VarNode>()] = a;
   }
-  for (std::size_t i = 0; i < space.operands_.size(); ++i) {
-    TileOperand& operand = space.operands_[i];
+  for (std::size_t i = 0; i < operands_.size(); ++i) {
+    TileOperand& operand = operands_[i];
     auto found = need.find(buffers[i].get());
     for (std::size_t d = 0; d < operand.shape.size(); ++d) {
       Expr first = found != need.end() ? simplify(found->second.first[d]) : Expr(std::int64_t{0});
@@ -211,11 +256,13 @@ Expected<TileSpace> TileSpace::derive(const Function& composite) {
           if (a == axis_of.end()) {
             conflict = fmt::format("uses the variable '{}'", static_cast<const VarNode*>(e)->name);
           } else if (axis && *axis != a->second) {
+            if (std::max(*axis, a->second) >= rank) drop = std::max(*axis, a->second);
             conflict = fmt::format("follows output axes {} and {}", *axis, a->second);
           } else {
             axis = a->second;
           }
         });
+      if (drop) return Status::success();
       if (conflict)
         return make_error("the region of %{}'s dimension {} ([{}, {}]) {}; it cannot be tiled",
                           operand.value->name(), d, to_string(first), to_string(last), *conflict);
@@ -224,7 +271,7 @@ Expected<TileSpace> TileSpace::derive(const Function& composite) {
       operand.last.push_back(last);
     }
   }
-  return space;
+  return Status::success();
 }
 
 Span TileSpace::region(std::size_t operand, std::size_t dim, std::int64_t lo,
@@ -260,7 +307,7 @@ Place TileSpace::tile_place(std::size_t operand, std::size_t dim, std::int64_t s
   const std::optional<std::size_t>& axis = operands_[operand].axis[dim];
   if (!axis) return place(operand, dim, 0, 0);
   std::int64_t lo = p * size;
-  return place(operand, dim, lo, std::min(output_shape_[*axis], lo + size) - 1);
+  return place(operand, dim, lo, std::min(extents_[*axis], lo + size) - 1);
 }
 
 std::vector<TileSpace::Follower> TileSpace::followers(std::size_t axis) const {
@@ -273,7 +320,7 @@ std::vector<TileSpace::Follower> TileSpace::followers(std::size_t axis) const {
 
 std::vector<TileSpace::Run> TileSpace::runs(std::size_t axis, std::int64_t size) const {
   std::vector<Follower> fs = followers(axis);
-  std::int64_t count = (output_shape_[axis] + size - 1) / size;
+  std::int64_t count = (extents_[axis] + size - 1) / size;
   std::vector<Run> runs;
   for (std::int64_t p = 0; p < count; ++p) {
     std::vector<Place> places;

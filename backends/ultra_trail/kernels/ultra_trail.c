@@ -42,13 +42,16 @@ int32_t ut_dma_wait(int64_t queue) {
 // Runs a tile of a layer on the array. The array takes `dimension` input channels and
 // `dimension` output channels at a time: for each block of output channels, the partial sums
 // of each block of input channels are accumulated, then the bias is added and relu applied.
-// `bias` may be null (none).
+// `bias` may be null (none). A layer whose input channels come in chunks (`first`, `last`:
+// which chunk this is) keeps its partial sums in `out` between calls: the first chunk starts
+// them from zero, the others add to them, and only the last adds the bias and applies relu.
 int32_t ut_conv1d(const float* in, const float* weights, const float* bias, float* out,
                   int32_t dimension, int32_t batch, int32_t ch_in, int32_t ch_out, int32_t kernel,
                   int32_t stride, int32_t pad_left, int32_t pad_right, int32_t len_in,
-                  int32_t len_out, int32_t relu) {
+                  int32_t len_out, int32_t relu, int32_t first, int32_t last) {
   if (dimension < 1 || batch < 1 || ch_in < 1 || ch_out < 1 || kernel < 1 || stride < 1 ||
-      pad_left < 0 || pad_right < 0 || len_in < 0 || len_out < 1 || (relu != 0 && relu != 1))
+      pad_left < 0 || pad_right < 0 || len_in < 0 || len_out < 1 || (relu != 0 && relu != 1) ||
+      (first != 0 && first != 1) || (last != 0 && last != 1))
     return UT_BAD_CONFIG;
   int64_t padded = (int64_t)len_in + pad_left + pad_right;
   if (padded < kernel || len_out != (padded - kernel) / stride + 1) return UT_BAD_CONFIG;
@@ -57,8 +60,9 @@ int32_t ut_conv1d(const float* in, const float* weights, const float* bias, floa
     float* y = out + (int64_t)n * ch_out * len_out;
     for (int32_t bo = 0; bo < ch_out; bo += dimension) {
       int32_t o_end = bo + dimension < ch_out ? bo + dimension : ch_out;
-      for (int32_t o = bo; o < o_end; ++o)
-        for (int32_t p = 0; p < len_out; ++p) y[(int64_t)o * len_out + p] = 0.0f;
+      if (first)
+        for (int32_t o = bo; o < o_end; ++o)
+          for (int32_t p = 0; p < len_out; ++p) y[(int64_t)o * len_out + p] = 0.0f;
       for (int32_t bi = 0; bi < ch_in; bi += dimension) {
         int32_t i_end = bi + dimension < ch_in ? bi + dimension : ch_in;
         for (int32_t o = bo; o < o_end; ++o)
@@ -73,6 +77,7 @@ int32_t ut_conv1d(const float* in, const float* weights, const float* bias, floa
             y[(int64_t)o * len_out + p] = sum;
           }
       }
+      if (!last) continue;
       for (int32_t o = bo; o < o_end; ++o)
         for (int32_t p = 0; p < len_out; ++p) {
           float value = y[(int64_t)o * len_out + p] + (bias ? bias[o] : 0.0f);

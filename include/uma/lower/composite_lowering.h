@@ -37,9 +37,19 @@ class CompositeOperands {
   // address(*value), or a null pointer when `value` is null (an operand the match lacks).
   Expected<tir::Expr> address_or_null(const Value* value) const;
 
+  // For a tile of a layer whose reduction is cut into chunks (a backend with an accumulator
+  // memory, uma/tiling/plan.h): whether the call sums the first chunk (its partial sums start
+  // from zero; else they add to the output's) and the last (the epilogue follows: bias,
+  // activation), as i32 expressions of 0 or 1. Both 1 for a call that sums the whole
+  // reduction, as every call but such a tile's.
+  const tir::Expr& first_chunk() const { return first_chunk_; }
+  const tir::Expr& last_chunk() const { return last_chunk_; }
+  void set_chunk(tir::Expr first, tir::Expr last);
+
  private:
   const Node* call_;
   std::unordered_map<const Value*, tir::Buffer> buffers_;
+  tir::Expr first_chunk_, last_chunk_;
 };
 
 // The call a composite becomes: `name(args...)`, returning `type` (a status when the

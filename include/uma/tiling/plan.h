@@ -60,13 +60,21 @@ struct MemoryUse {
 struct TilePlan {
   Shape output;                    // the layer's output shape
   Shape tile;                      // the tile size per output axis
-  std::vector<std::size_t> order;  // the axes of more than one tile, outermost first
+  // Per reduction the layer may cut (TileSpace::extents after the output's), the chunk a tile
+  // sums: the whole reduction, unless a memory holds accumulators (a chunk's partial sums
+  // are then kept in it and added to, and the output moves out after the last chunk).
+  Shape chunks;
+  Shape reductions;  // those reductions' extents
+  std::vector<std::size_t> order;  // the axes of more than one tile, outermost first; the
+                                   // reductions cut innermost
   std::int64_t tiles = 1;          // in all
   bool double_buffered = false;
   std::vector<OperandPlan> operands;  // as TileSpace::operands()
   std::vector<MemoryUse> memories;    // those the layer uses, in the model's order
 
   std::int64_t traffic() const;  // bytes moved, all operands
+  Shape sizes() const;           // tile, then chunks: a size per TileSpace axis
+  bool cuts_reduction() const;   // a chunk smaller than its reduction
   // "1x16x128 (8 tiles, double buffered)"
   std::string summary() const;
 };
@@ -76,10 +84,11 @@ struct TilePlan {
 // fit: "needs 35840 bytes of fmem at its smallest tile (1x1x1), has 8192".
 Expected<TilePlan> plan_tiles(const TileSpace& space, const MemoryModel& model);
 
-// The plan with the given tile sizes and order (each a permutation of the axes of more than
-// one tile), its numbers counted as plan_tiles counts them; for tests and for a plan kept
-// from an earlier build. Errors when the sizes do not fit the memories.
-Expected<TilePlan> make_plan(const TileSpace& space, const MemoryModel& model, const Shape& tile,
+// The plan with the given sizes (one per TileSpace axis: the output's, then the reductions')
+// and order (the axes of more than one tile), its numbers counted as plan_tiles counts them;
+// for tests and for a plan kept from an earlier build. Errors when the sizes do not fit the
+// memories, or cut a reduction no memory can accumulate.
+Expected<TilePlan> make_plan(const TileSpace& space, const MemoryModel& model, const Shape& sizes,
                              const std::vector<std::size_t>& order, bool double_buffered);
 
 }  // namespace uma::tiling

@@ -63,7 +63,12 @@ class TileSpace {
   static Expected<TileSpace> derive(const Function& composite);
 
   const Shape& output_shape() const { return output_shape_; }
-  std::size_t num_axes() const { return output_shape_.size(); }
+  // The axes a tile cuts: the output's, then the reductions it may cut into chunks (a
+  // convolution's input channels: a chunk's partial sums added to the chunks' before), by
+  // their extents.
+  const Shape& extents() const { return extents_; }
+  std::size_t num_axes() const { return extents_.size(); }
+  bool is_reduction(std::size_t axis) const { return axis >= output_shape_.size(); }
   // Inputs (the composite's parameters, then its constants, in node order), then the output.
   const std::vector<TileOperand>& operands() const { return operands_; }
   // The variables of an output tile's bounds on axis a (inclusive).
@@ -96,7 +101,13 @@ class TileSpace {
   std::vector<Run> runs(std::size_t axis, std::int64_t size) const;
 
  private:
-  Shape output_shape_;
+  Status find_regions(const std::vector<const tir::BlockNode*>& blocks,
+                      const std::vector<tir::Buffer>& buffers,
+                      const std::unordered_map<const tir::VarNode*,
+                                               std::pair<tir::Expr, tir::Expr>>& cut,
+                      std::optional<std::size_t>& drop);
+
+  Shape output_shape_, extents_;
   std::vector<TileOperand> operands_;
   std::vector<tir::Var> lo_, hi_;
 };
