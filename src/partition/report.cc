@@ -79,6 +79,14 @@ std::string format_columns(std::vector<std::vector<std::string>> rows) {
   return out;
 }
 
+// A tile's shape, and the chunks of the reductions it cuts: "1x27x5, chunks of 7".
+std::string tile_text(const tiling::TilePlan& plan) {
+  std::string text = to_string(plan.tile);
+  for (std::size_t r = 0; r < plan.chunks.size(); ++r)
+    if (plan.chunks[r] < plan.reductions[r]) text += fmt::format(", chunks of {}", plan.chunks[r]);
+  return text;
+}
+
 std::string or_dash(const std::string& text) { return text.empty() ? "-" : text; }
 
 // "12 (40.0%)": a figure and its share of the total.
@@ -111,7 +119,7 @@ std::string tilings_table(const std::vector<TilingRecord>& tilings) {
     const tiling::TilePlan& plan = t.plan;
     std::vector<std::string> row = {
         or_dash(t.layer),           t.composite,
-        to_string(plan.output),     to_string(plan.tile),
+        to_string(plan.output),     tile_text(plan),
         std::to_string(plan.tiles), plan.double_buffered ? "double" : "single"};
     for (const std::string& name : memories) {
       auto use = std::find_if(plan.memories.begin(), plan.memories.end(),
@@ -169,6 +177,8 @@ nlohmann::json tilings_json(const std::vector<TilingRecord>& tilings) {
                    {"layer", t.layer},
                    {"output", plan.output},
                    {"tile", plan.tile},
+                   {"chunks", plan.chunks},
+                   {"reductions", plan.reductions},
                    {"order", plan.order},
                    {"tiles", plan.tiles},
                    {"double_buffered", plan.double_buffered},

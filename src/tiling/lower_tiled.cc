@@ -263,17 +263,29 @@ class TiledLowering {
       for (const Value* operand : node->operands()) operands.push_back(map.at(operand));
       AttrMap attrs = node->attrs();
       // A padded window (convolution, pooling) over a parameter: the tile's padding is what
-      // the clamp cut of its region, on the spatial dimensions 2, 3, ....
+      // the clamp cut of its region, on the spatial dimensions 2, 3, .... At the end, no more
+      // than the layer's: a ceil-mode pool's last window reaches past its padding, which
+      // ceil mode, not padding, accounts for (an average counts padding, not that).
       if (attrs.has("padding") && node->num_operands() > 0 && node->operand(0)->is_param()) {
         std::size_t i = index.at(node->operand(0));
         std::size_t rank = place[i].size() - 2;
+        const std::vector<std::int64_t>& layer_padding = node->attrs().get_ints("padding");
         std::vector<std::int64_t> padding(2 * rank);
         for (std::size_t s = 0; s < rank; ++s) {
           padding[s] = place[i][2 + s].pad_before;
-          padding[rank + s] = place[i][2 + s].pad_after;
+          padding[rank + s] = std::min(place[i][2 + s].pad_after, layer_padding[rank + s]);
           padded[i][2 + s] = false;
         }
         attrs.set("padding", padding);
+      }
+      // A grouped convolution over a parameter: the tile holds whole groups (its output
+      // channels are cut at multiples of a group's, TileSpace::step), as many as its share of
+      // the input channels.
+      if (attrs.has("groups") && attrs.get_int("groups") > 1 && node->num_operands() > 0 &&
+          node->operand(0)->is_param()) {
+        std::size_t i = index.at(node->operand(0));
+        std::int64_t group_channels = ops[i].shape[1] / attrs.get_int("groups");
+        attrs.set("groups", place[i][1].extent / group_channels);
       }
       Expected<Node*> made = builder.try_create(node->op_name(), operands, attrs, node->name());
       if (!made)

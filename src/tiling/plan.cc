@@ -22,14 +22,17 @@ std::string shape_text(const Shape& shape) {
   return text.empty() ? "scalar" : text;
 }
 
-// The sizes an axis of `extent` may be cut into, largest first: ceil(extent / k) for every k.
-std::vector<std::int64_t> candidate_sizes(std::int64_t extent) {
+// The sizes an axis of `extent` may be cut into, largest first: ceil(extent / k) for every k,
+// rounded up to a multiple of `step` (TileSpace::step) but for the whole axis.
+std::vector<std::int64_t> candidate_sizes(std::int64_t extent, std::int64_t step) {
   std::vector<std::int64_t> sizes;
   for (std::int64_t k = 1; k <= extent; ++k) {
-    std::int64_t size = ceil_div(extent, k);
+    std::int64_t even = ceil_div(extent, k);
+    std::int64_t size = std::min(align_up(even, step), extent);
     if (sizes.empty() || sizes.back() != size) sizes.push_back(size);
+    if (size <= step) break;
     // Past sqrt(extent), every size below the last one is reached by some k: jump to it.
-    if (size > 1) k = std::max(k, ceil_div(extent, size - 1) - 1);
+    k = std::max(k, ceil_div(extent, even - 1) - 1);
   }
   return sizes;
 }
@@ -51,14 +54,17 @@ std::int64_t transfers(const Shape& extents, const Shape& shape, std::int64_t di
 }
 
 // The tiles of one axis at one size: how many, and per operand the sum over the tiles of the
-// elements of its dimensions that follow the axis, and each such dimension's largest extent.
+// elements of its dimensions that follow the axis, and of each such dimension the largest
+// extent and the extent the tiles cover together (less than the span from the first tile's
+// start to the last's end where strides leave gaps between them).
 struct AxisTiles {
   std::int64_t count = 0;
   // The most tiles of one run (TileSpace::runs): a loop of that many, which pipeline-dma
   // double buffers; with none of two or more, nothing is.
   std::int64_t longest_run = 0;
-  std::vector<std::int64_t> sum;                 // per operand
-  std::vector<std::vector<std::int64_t>> most;   // per operand, per dimension
+  std::vector<std::int64_t> sum;                   // per operand
+  std::vector<std::vector<std::int64_t>> most;     // per operand, per dimension
+  std::vector<std::vector<std::int64_t>> covered;  // per operand, per dimension
 };
 
 class Planner {
@@ -79,7 +85,7 @@ class Planner {
       std::int64_t extent = space_.extents()[a];
       sizes_.push_back(space_.is_reduction(a) && accumulators_ == nullptr
                            ? std::vector<std::int64_t>{extent}
-                           : candidate_sizes(extent));
+                           : candidate_sizes(extent, space_.step(a)));
     }
     return Status::success();
   }
@@ -98,18 +104,27 @@ class Planner {
     const auto& operands = space_.operands();
     t.sum.assign(operands.size(), 0);
     t.most.resize(operands.size());
+    t.covered.resize(operands.size());
     for (std::size_t i = 0; i < operands.size(); ++i) {
-      t.most[i].assign(operands[i].shape.size(), 0);
+      std::size_t rank = operands[i].shape.size();
+      t.most[i].assign(rank, 0);
+      t.covered[i].assign(rank, 0);
       bool follows = false;
-      for (std::size_t d = 0; d < operands[i].shape.size(); ++d) follows |= operands[i].axis[d] == axis;
+      for (std::size_t d = 0; d < rank; ++d) follows |= operands[i].axis[d] == axis;
       if (!follows) continue;
+      // Regions move forward with the tiles: each adds what lies past the previous one's end.
+      std::vector<std::int64_t> end(rank, 0);
       for (std::int64_t p = 0; p < t.count; ++p) {
         std::int64_t elements = 1;
-        for (std::size_t d = 0; d < operands[i].shape.size(); ++d) {
+        for (std::size_t d = 0; d < rank; ++d) {
           if (operands[i].axis[d] != axis) continue;
-          std::int64_t e = space_.tile_place(i, d, size, p).extent;
+          Place place = space_.tile_place(i, d, size, p);
+          std::int64_t start = place.start, e = place.extent;
           elements *= e;
           t.most[i][d] = std::max(t.most[i][d], e);
+          if (e == 0) continue;
+          t.covered[i][d] += std::max<std::int64_t>(start + e - std::max(start, end[d]), 0);
+          end[d] = std::max(end[d], start + e);
         }
         t.sum[i] += elements;
       }
@@ -155,10 +170,7 @@ class Planner {
           follows[*operand.axis[d]] = true;
           std::size_t axis = *operand.axis[d];
           most = tiles(axis, tile[axis]).most[i][d];
-          // The union of the tiles' regions: from the first tile's start to the last's end.
-          Place first = space_.tile_place(i, d, tile[axis], 0);
-          Place last = space_.tile_place(i, d, tile[axis], tiles(axis, tile[axis]).count - 1);
-          unique *= std::max<std::int64_t>(last.start + last.extent - first.start, 0);
+          unique *= tiles(axis, tile[axis]).covered[i][d];
         } else {
           most = space_.tile_place(i, d, 1, 0).extent;
           swept *= most;
@@ -381,6 +393,9 @@ Expected<TilePlan> make_plan(const TileSpace& space, const MemoryModel& model, c
     if (tile[a] < 1 || tile[a] > space.extents()[a])
       return make_error("the tile's size {} on axis {} is not in [1, {}]", tile[a], a,
                         space.extents()[a]);
+    if (tile[a] % space.step(a) != 0 && tile[a] != space.extents()[a])
+      return make_error("the tile's size {} on axis {} is not a multiple of {}, its step", tile[a],
+                        a, space.step(a));
     if (space.is_reduction(a) && tile[a] < space.extents()[a] &&
         model.holding(Role::kAccumulators) == nullptr)
       return make_error("the tile cuts reduction {}, and no memory holds accumulators", a);

@@ -4,6 +4,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <numeric>
 #include <unordered_set>
 
 #include "../tir/schedule/schedule_util.h"  // the region bounder the schedule primitives use
@@ -234,7 +235,8 @@ Status TileSpace::find_regions(
     }
   }
 
-  // Each dimension's region, and the one axis it follows.
+  // Each dimension's region, the one axis it follows, and the divisors of its bounds.
+  step_.assign(num_axes(), 1);
   std::unordered_map<const VarNode*, std::size_t> axis_of;
   for (std::size_t a = 0; a < num_axes(); ++a) {
     axis_of[lo_[a].as<VarNode>()] = a;
@@ -249,8 +251,13 @@ Status TileSpace::find_regions(
           found != need.end() ? simplify(found->second.last[d]) : Expr(operand.shape[d] - 1);
       std::optional<std::size_t> axis;
       std::optional<std::string> conflict;
+      std::int64_t divisor = 1;
       for (const Expr& bound : {first, last})
         pre_order_visit(EvaluateNode::make(bound), [&](const ExprNode* e, const StmtNode*) {
+          if (e != nullptr && e->kind == ExprKind::Div)
+            if (std::optional<std::int64_t> by = as_const_int(static_cast<const DivNode*>(e)->b);
+                by && *by > 1)
+              divisor = std::lcm(divisor, *by);
           if (e == nullptr || e->kind != ExprKind::Var) return;
           auto a = axis_of.find(static_cast<const VarNode*>(e));
           if (a == axis_of.end()) {
@@ -266,6 +273,7 @@ Status TileSpace::find_regions(
       if (conflict)
         return make_error("the region of %{}'s dimension {} ([{}, {}]) {}; it cannot be tiled",
                           operand.value->name(), d, to_string(first), to_string(last), *conflict);
+      if (axis) step_[*axis] = std::lcm(step_[*axis], divisor);
       operand.axis.push_back(axis);
       operand.first.push_back(first);
       operand.last.push_back(last);

@@ -1,6 +1,8 @@
-// The tests' partition targets test_conv, test_dense and test_elem as a plugin, for the tool
-// (`uma partition --plugin libuma_test_targets_plugin.so --targets=test_conv`, lit tests and
-// the partition-models test).
+// The tests' partition targets test_conv, test_dense, test_elem and test_int8, and the
+// accelerator test_npu, as a plugin for the tool (`uma partition --plugin
+// libuma_test_targets_plugin.so --targets=test_conv`, `uma run m.onnx --plugin ... --target
+// "test_npu --imem_kb=4"`, lit tests and the partition-models test).
+#include "test_npu.h"
 #include "test_targets.h"
 #include "uma/uma/context.h"
 #include "uma/uma/plugin.h"
@@ -9,7 +11,7 @@ namespace {
 
 uma::Status register_targets(uma::Context& context) {
   uma::register_test_targets(context.partition_targets());
-  return uma::Status::success();
+  return uma::register_test_npu(context);
 }
 
 }  // namespace

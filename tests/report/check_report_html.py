@@ -82,7 +82,9 @@ def check_tilings(dom, tilings):
         if heading != f"{t['layer'] or '-'} ({t['composite']} in @{t['function']})":
             failures.append(f"{where}: heading {heading!r}")
         shape = lambda dims: "x".join(map(str, dims))
-        plan = (f"output {shape(t['output'])}, tile {shape(t['tile'])}, {t['tiles']} "
+        cut = any(c < r for c, r in zip(t["chunks"], t["reductions"]))
+        chunks = f" (reductions in chunks of {shape(t['chunks'])})" if cut else ""
+        plan = (f"output {shape(t['output'])}, tile {shape(t['tile'])}{chunks}, {t['tiles']} "
                 f"tile{'' if t['tiles'] == 1 else 's'}, "
                 f"{'double' if t['double_buffered'] else 'single'} buffered; "
                 f"{t['traffic']} bytes moved")

@@ -101,7 +101,7 @@ TEST_F(TilePlanTest, StripesOfTimeDoubleBufferedWithTheWeightsMovedOnce) {
 // once per slice), the input does not, so each slice reads it again.
 TEST_F(TilePlanTest, AnOuterLoopTheInputDoesNotFollowReadsItAgain) {
   TileSpace space = conv1d();
-  Expected<TilePlan> plan = make_plan(space, memories(32768), {1, 4, 16}, {1, 2}, false);
+  Expected<TilePlan> plan = make_plan(space, memories(32768), {1, 4, 16, 4}, {1, 2}, false);
   ASSERT_TRUE(plan.ok()) << plan.error().message();
   EXPECT_EQ(plan->tiles, 8);
   // Windows of the 4 stripes: [0, 16], [15, 32], [31, 48], [47, 63]: 70 samples, twice.
@@ -120,7 +120,7 @@ TEST_F(TilePlanTest, AOneDimensionalEngineMovesARowPerTransfer) {
   TileSpace space = conv1d();
   MemoryModel model = memories(1024);
   model.dma.dims = 1;
-  Expected<TilePlan> plan = make_plan(space, model, {1, 8, 10}, {2}, true);
+  Expected<TilePlan> plan = make_plan(space, model, {1, 8, 10, 4}, {2}, true);
   ASSERT_TRUE(plan.ok()) << plan.error().message();
   EXPECT_EQ(plan->operands[0].transfers, 7 * 4);  // a row per channel
   EXPECT_EQ(plan->operands[3].transfers, 7 * 8);
@@ -129,7 +129,7 @@ TEST_F(TilePlanTest, AOneDimensionalEngineMovesARowPerTransfer) {
 
 TEST_F(TilePlanTest, ATileThatDoesNotFitIsAnError) {
   TileSpace space = conv1d();
-  Expected<TilePlan> plan = make_plan(space, memories(1024), {1, 8, 11}, {2}, true);
+  Expected<TilePlan> plan = make_plan(space, memories(1024), {1, 8, 11, 4}, {2}, true);
   ASSERT_FALSE(plan.ok());
   // Two windows of 4 x 13 samples and two output tiles of 8 x 11.
   EXPECT_EQ(plan.error().message(), "tile 1x8x11 needs 1120 bytes of fmem, has 1024");

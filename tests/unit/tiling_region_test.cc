@@ -61,11 +61,16 @@ TEST_F(TileSpaceTest, AConv1dsInputHasTheHaloOfItsKernelAndStride) {
   TileSpace space = derive(b.value("nn.relu", {y}));
   ASSERT_EQ(space.operands().size(), 4u);
   EXPECT_EQ(space.output_shape(), (Shape{2, 8, 25}));
-  // The input: the tile's samples, all channels, and time [lo * 2 - 2, hi * 2 + 2].
-  EXPECT_EQ(regions(space, 0), "[lo0, hi0] (axis 0); [0, 3] (fixed); [lo2 * 2 - 2, hi2 * 2 + 2] (axis 2)");
+  // The input: the tile's samples, the chunk of input channels it sums (axis 3, the
+  // reduction; the kernel's taps, which would move the window, are no axis), and time
+  // [lo * 2 - 2, hi * 2 + 2].
+  EXPECT_EQ(space.extents(), (Shape{2, 8, 25, 4}));
+  EXPECT_TRUE(space.is_reduction(3));
+  EXPECT_EQ(regions(space, 0),
+            "[lo0, hi0] (axis 0); [lo3, hi3] (axis 3); [lo2 * 2 - 2, hi2 * 2 + 2] (axis 2)");
   EXPECT_EQ(space.operands()[0].role, Role::kFeatures);
   // The weights and bias: the tile's output channels.
-  EXPECT_EQ(regions(space, 1), "[lo1, hi1] (axis 1); [0, 3] (fixed); [0, 4] (fixed)");
+  EXPECT_EQ(regions(space, 1), "[lo1, hi1] (axis 1); [lo3, hi3] (axis 3); [0, 4] (fixed)");
   EXPECT_EQ(space.operands()[1].role, Role::kWeights);
   EXPECT_EQ(regions(space, 2), "[lo1, hi1] (axis 1)");
   EXPECT_EQ(space.operands()[2].role, Role::kBias);
@@ -85,7 +90,7 @@ TEST_F(TileSpaceTest, ADilatedStridedConv2dAndAnAddedBias) {
   Value* biased = b.value("add", {y, constant({16, 1, 1}, "b")});
   TileSpace space = derive(biased);
   EXPECT_EQ(regions(space, 0),
-            "[lo0, hi0] (axis 0); [0, 2] (fixed); [lo2 * 2 - 1, hi2 * 2 + 3] (axis 2); "
+            "[lo0, hi0] (axis 0); [lo4, hi4] (axis 4); [lo2 * 2 - 1, hi2 * 2 + 3] (axis 2); "
             "[lo3 - 2, hi3 + 2] (axis 3)");
   EXPECT_EQ(regions(space, 2), "[lo1, hi1] (axis 1); [0, 0] (fixed); [0, 0] (fixed)");
   EXPECT_EQ(space.operands()[2].role, Role::kBias);
@@ -105,8 +110,9 @@ TEST_F(TileSpaceTest, ADenseLayerReadsWholeRowsAndTheTilesWeightRows) {
   Value* x = param({4, 64});
   Value* w = constant({10, 64}, "w");
   TileSpace space = derive(b.value("nn.dense", {x, w, constant({10}, "b")}));
-  EXPECT_EQ(regions(space, 0), "[lo0, hi0] (axis 0); [0, 63] (fixed)");
-  EXPECT_EQ(regions(space, 1), "[lo1, hi1] (axis 1); [0, 63] (fixed)");
+  // The reduction over the 64 inputs is axis 2.
+  EXPECT_EQ(regions(space, 0), "[lo0, hi0] (axis 0); [lo2, hi2] (axis 2)");
+  EXPECT_EQ(regions(space, 1), "[lo1, hi1] (axis 1); [lo2, hi2] (axis 2)");
   EXPECT_EQ(regions(space, 2), "[lo1, hi1] (axis 1)");
 }
 

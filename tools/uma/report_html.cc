@@ -95,11 +95,14 @@ std::string tilings_html(const std::vector<TilingRecord>& tilings) {
     const tiling::TilePlan& plan = t.plan;
     out += fmt::format(
         "<section class=\"tiling\" id=\"tiling-{}\">\n<h3>{} ({} in @{})</h3>\n"
-        "<p>output {}, tile {}, {} tile{}, {} buffered; {} bytes moved</p>\n"
+        "<p>output {}, tile {}{}, {} tile{}, {} buffered; {} bytes moved</p>\n"
         "<table class=\"memories\">\n<tr><th>memory</th><th>peak</th><th>capacity</th>"
         "<th>use</th></tr>\n",
         i, escape(t.layer.empty() ? "-" : t.layer), escape(t.composite), escape(t.function),
-        to_string(plan.output), to_string(plan.tile), plan.tiles, plan.tiles == 1 ? "" : "s",
+        to_string(plan.output), to_string(plan.tile),
+        plan.cuts_reduction() ? fmt::format(" (reductions in chunks of {})", to_string(plan.chunks))
+                              : "",
+        plan.tiles, plan.tiles == 1 ? "" : "s",
         plan.double_buffered ? "double" : "single", plan.traffic());
     for (const tiling::MemoryUse& m : plan.memories) {
       double share = m.capacity > 0

@@ -147,17 +147,18 @@ TEST_F(UltraTrailBuildTest, ALayerFarLargerThanItsMemoriesRunsInTiles) {
   EXPECT_EQ(targets_of(built),
             (std::vector<std::string>{"module_ultra_trail_main_0 on ultra_trail"}));
   ASSERT_EQ(report.tilings().size(), 1u);
-  // One output channel, three steps of time at a time: 2 x 64 x 22 tiles, each alone in
-  // memory (two would not fit).
-  EXPECT_EQ(report.tilings()[0].plan.summary(), "1x1x3 (2816 tiles, single buffered)");
+  // Eleven output channels, sixteen steps of time, two input channels at a time (their
+  // partial sums kept in fmem): 2 x 6 x 4 tiles of 16 chunks, two of each in memory.
+  EXPECT_EQ(report.tilings()[0].plan.summary(),
+            "1x11x16 (768 tiles, reduction 3 in chunks of 2, double buffered)");
 }
 
-// A layer whose smallest tile, one output of one channel, needs more than the feature memory
-// (its 64 input channels times a kernel of 4, 1028 bytes with the output, in 1 KiB) stays on
-// the host, and the report says why.
+// A layer whose smallest tile, one output of one channel summed over one input channel at
+// a time, needs more than the feature memory (a window of its 256 taps, 1028 bytes with the
+// output, in 1 KiB) stays on the host, and the report says why.
 TEST_F(UltraTrailBuildTest, ALayerWhoseSmallestTileDoesNotFitStaysOnTheHost) {
-  Value* x = main.add_param(tensor({1, 64, 8}), "x");
-  Value* w = b.constant(random_tensor({80, 64, 4}, 1));
+  Value* x = main.add_param(tensor({1, 2, 260}), "x");
+  Value* w = b.constant(random_tensor({8, 2, 256}, 1));
   main.set_outputs({b.create("nn.conv1d", {x, w}, conv_attrs({1}, {0, 0}), "big")->result()});
   PartitionReport report;
   build::BuildOptions o = options();
@@ -168,10 +169,10 @@ TEST_F(UltraTrailBuildTest, ALayerWhoseSmallestTileDoesNotFitStaysOnTheHost) {
             R"(id  name  op         target  composite  other targets
 0   big   nn.conv1d  host    -          ultra_trail: predicate rejected (needs 1028 bytes of fmem at its smallest tile (1x1x1), has 1024)
 
-target       nodes       regions  MACs             bytes
-ultra_trail  0 (0.0%)    0        0 (0.0%)         0 (0.0%)
-host         1 (100.0%)  -        102400 (100.0%)  83520 (100.0%)
-total        1           0        102400           83520
+target       nodes       regions  MACs            bytes
+ultra_trail  0 (0.0%)    0        0 (0.0%)        0 (0.0%)
+host         1 (100.0%)  -        20480 (100.0%)  16544 (100.0%)
+total        1           0        20480           16544
 )");
 }
 
@@ -284,12 +285,16 @@ TEST_F(UltraTrailBuildTest, SmallerFeatureMemoriesGiveMoreTilesAndTheSameResults
             (std::vector<std::string>{
                 "32 KiB: 1x16x101 (1 tile, single buffered) 1x24x51 (1 tile, single buffered) "
                 "1x24x51 (1 tile, single buffered) 1x24x51 (1 tile, single buffered)",
-                "8 KiB: 1x16x15 (7 tiles, double buffered) 1x4x51 (6 tiles, double buffered) "
-                "1x8x51 (3 tiles, double buffered) 1x24x17 (3 tiles, double buffered)",
+                "8 KiB: 1x16x15 (7 tiles, double buffered) 1x24x26 (2 tiles, single buffered) "
+                "1x24x51 (3 tiles, reduction 3 in chunks of 8, double buffered) "
+                "1x24x26 (2 tiles, single buffered)",
                 "2 KiB: 1x16x3 (34 tiles, double buffered) 1x24x2 (26 tiles, double buffered) "
-                "1x24x1 (51 tiles, double buffered) 1x24x4 (13 tiles, double buffered)",
-                "1 KiB: 1x8x1 (202 tiles, double buffered) 1x2x4 (156 tiles, double buffered) "
-                "1x4x2 (156 tiles, double buffered) 1x24x2 (26 tiles, double buffered)",
+                "1x6x51 (48 tiles, reduction 3 in chunks of 2, double buffered) "
+                "1x24x4 (13 tiles, double buffered)",
+                "1 KiB: 1x8x17 (168 tiles, reduction 3 in chunks of 3, double buffered) "
+                "1x8x17 (144 tiles, reduction 3 in chunks of 1, double buffered) "
+                "1x5x26 (120 tiles, reduction 3 in chunks of 2, double buffered) "
+                "1x24x2 (26 tiles, double buffered)",
             }));
 }
 
@@ -304,8 +309,9 @@ TEST_F(UltraTrailBuildTest, ABatchOfThreeRunsInTiles) {
   EXPECT_EQ(targets_of(built),
             (std::vector<std::string>{"module_ultra_trail_main_0 on ultra_trail"}));
   ASSERT_EQ(report.tilings().size(), 1u);
-  // One sample at a time, eight stripes of time each.
-  EXPECT_EQ(report.tilings()[0].plan.summary(), "1x24x5 (24 tiles, double buffered)");
+  // Two samples, then one, in eight stripes of time each: fewer, larger moves than one sample
+  // at a time double buffered.
+  EXPECT_EQ(report.tilings()[0].plan.summary(), "2x24x5 (16 tiles, single buffered)");
 }
 
 // Stride 3 with more padding on the left than on the right, in tiles along time: the first
@@ -336,9 +342,9 @@ TEST_F(UltraTrailBuildTest, ChannelsNoMultipleOfTheDimensionRunInTiles) {
   EXPECT_EQ(targets_of(built),
             (std::vector<std::string>{"module_ultra_trail_main_0 on ultra_trail"}));
   ASSERT_EQ(report.tilings().size(), 1u);
-  // Five slices of at most 5 output channels, less than a block of the array; the 13 input
+  // Slices of 11 and 10 output channels, a block of the array and a part of one; the 13 input
   // channels are a block and 5 more.
-  EXPECT_EQ(report.tilings()[0].plan.summary(), "1x5x30 (5 tiles, double buffered)");
+  EXPECT_EQ(report.tilings()[0].plan.summary(), "1x11x30 (2 tiles, single buffered)");
 }
 
 }  // namespace

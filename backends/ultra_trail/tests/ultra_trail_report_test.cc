@@ -42,11 +42,12 @@ class UltraTrailReportTest : public UltraTrailTest {
   }
 };
 
-// With 1 KiB of feature memory, conv1's input (480 bytes) and output (1280) are cut in
-// stripes of time. Its 4 tiles of 10 outputs read the input columns [-1, 10] .. [29, 40],
-// clamped 11 + 12 + 12 + 11 = 46 of 40: 6 columns of 3 channels of f32 re-read, 72 bytes.
-// conv2's 4 tiles of 5 outputs read [2o-2, 2o+10]: 11 + 13 + 13 + 12 = 49 of 40 columns of
-// 8 channels, 288 bytes re-read. Weights and biases move once, single buffered.
+// With 1 KiB of feature memory, conv1's input (480 bytes) and output (1280) are cut in two
+// stripes of time, single buffered (fewer moves than four double buffered ones). Its 2 tiles
+// of 20 outputs read the input columns [-1, 20] and [19, 40], clamped 21 + 21 = 42 of 40: 2
+// columns of 3 channels of f32 re-read, 24 bytes. conv2's 2 tiles of 10 outputs read
+// [2o-2, 2o+20]: 21 + 22 = 43 of 40 columns of 8 channels, 96 bytes re-read. Weights and
+// biases move once.
 TEST_F(UltraTrailReportTest, TheTableHasALinePerTiledLayerAndOneUnderItPerOperand) {
   model(/*two_layers=*/true);
   EXPECT_EQ(built_report("ultra_trail --fmem_kb=1").to_table(),
@@ -64,16 +65,16 @@ total        4           1        6080           4176
 tiles
 layer  composite           output  tile    tiles  buffering  wmem peak/capacity  fmem peak/capacity  bmem peak/capacity
   operand  role            memory  region  buffers  moves  transfers  bytes  halo bytes
-conv1  ultra_trail.conv1d  1x8x40  1x8x10  4      double     288/65536           928/1024            32/2048
-  x        features        fmem    1x3x12  2        4      4          552    72
+conv1  ultra_trail.conv1d  1x8x40  1x8x20  2      single     288/65536           892/1024            32/2048
+  x        features        fmem    1x3x21  1        2      2          504    24
   w1       weights         wmem    8x3x3   1        1      1          288    0
   b1       bias            bmem    8       1        1      1          32     0
-  -        features (out)  fmem    1x8x10  2        4      4          1280   0
-conv2  ultra_trail.conv1d  1x4x20  1x4x5   4      double     640/65536           992/1024            16/2048
-  -        features        fmem    1x8x13  2        4      4          1568   288
+  -        features (out)  fmem    1x8x20  1        2      2          1280   0
+conv2  ultra_trail.conv1d  1x4x20  1x4x10  2      single     640/65536           864/1024            16/2048
+  -        features        fmem    1x8x22  1        2      2          1376   96
   w2       weights         wmem    4x8x5   1        1      1          640    0
   b2       bias            bmem    4x1     1        1      1          16     0
-  -        features (out)  fmem    1x4x5   2        4      4          320    0
+  -        features (out)  fmem    1x4x10  1        2      2          320    0
 )");
 }
 
@@ -85,8 +86,11 @@ TEST_F(UltraTrailReportTest, TheJsonHasEveryFieldOfThePlan) {
   ASSERT_NE(tilings, std::string::npos) << json;
   EXPECT_EQ(json.substr(tilings), R"(  "tilings": [
     {
+      "chunks": [
+        3
+      ],
       "composite": "ultra_trail.conv1d",
-      "double_buffered": true,
+      "double_buffered": false,
       "function": "module_ultra_trail_main_0",
       "layer": "conv1",
       "memories": [
@@ -98,7 +102,7 @@ TEST_F(UltraTrailReportTest, TheJsonHasEveryFieldOfThePlan) {
         {
           "capacity": 1024,
           "name": "fmem",
-          "peak": 928
+          "peak": 892
         },
         {
           "capacity": 2048,
@@ -108,21 +112,21 @@ TEST_F(UltraTrailReportTest, TheJsonHasEveryFieldOfThePlan) {
       ],
       "operands": [
         {
-          "buffers": 2,
-          "bytes": 552,
-          "halo_bytes": 72,
+          "buffers": 1,
+          "bytes": 504,
+          "halo_bytes": 24,
           "memory": "fmem",
-          "moves": 4,
+          "moves": 2,
           "name": "x",
           "output": false,
           "role": "features",
           "tile": [
             1,
             3,
-            12
+            21
           ],
-          "tile_bytes": 144,
-          "transfers": 4
+          "tile_bytes": 252,
+          "transfers": 2
         },
         {
           "buffers": 1,
@@ -157,21 +161,21 @@ TEST_F(UltraTrailReportTest, TheJsonHasEveryFieldOfThePlan) {
           "transfers": 1
         },
         {
-          "buffers": 2,
+          "buffers": 1,
           "bytes": 1280,
           "halo_bytes": 0,
           "memory": "fmem",
-          "moves": 4,
+          "moves": 2,
           "name": "",
           "output": true,
           "role": "features",
           "tile": [
             1,
             8,
-            10
+            20
           ],
-          "tile_bytes": 320,
-          "transfers": 4
+          "tile_bytes": 640,
+          "transfers": 2
         }
       ],
       "order": [
@@ -182,13 +186,16 @@ TEST_F(UltraTrailReportTest, TheJsonHasEveryFieldOfThePlan) {
         8,
         40
       ],
+      "reductions": [
+        3
+      ],
       "tile": [
         1,
         8,
-        10
+        20
       ],
-      "tiles": 4,
-      "traffic": 2152
+      "tiles": 2,
+      "traffic": 2104
     }
   ]
 }

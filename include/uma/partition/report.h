@@ -110,7 +110,8 @@ class PartitionReport {
   // the summary with the fields above; the host is target null, as are an empty composite and
   // region. "tilings" is there only when a layer was tiled (a report of a partitioning alone
   // has none): one object per TilingRecord, {"function", "composite", "layer", and of its
-  // plan "output", "tile", "order" (arrays of numbers), "tiles", "double_buffered",
+  // plan "output", "tile", "chunks" (per reduction the layer may cut, the chunk a tile sums),
+  // "reductions" (their extents), "order" (arrays of numbers), "tiles", "double_buffered",
   // "traffic" (bytes moved, all operands), "operands": [{"name", "role" ("features",
   // "weights", ...), "output" (bool), "memory", "tile" (its region), "tile_bytes", "buffers",
   // "moves", "transfers", "bytes", "halo_bytes"}], "memories": [{"name", "peak",

@@ -19,6 +19,7 @@
 #include <memory>
 #include <span>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "uma/graph/tensor.h"
@@ -108,6 +109,9 @@ class Executor {
   Expected<std::vector<TensorPtr>> run(const std::vector<TensorPtr>& inputs);
 
   const HostProgram& program() const { return *program_; }
+  // The calls' states (ArgLocation::kState offsets into it): what the generated code keeps
+  // between runs, for a test that reads it (a simulated DMA engine's counters, say).
+  std::span<const std::byte> state() const { return std::as_const(*state_).bytes(); }
 
   // Times each call of the runs from now on (uma bench --profile), starting from zero; off
   // by default, when a run reads no clock.

@@ -20,9 +20,10 @@
 // busy time: the bytes moved, plus each move's setup cycles at the engine's rate (so that a
 // plan of a few large moves beats one of many small ones moving a little less). Double
 // buffered plans are preferred: the single buffered search runs only when none fits. Sizes
-// are of the form ceil(extent / k), tiles as even as their count allows. (Gemmini's
-// tiled_conv_auto shrinks the largest dimension greedily, Vela's scheduler searches stripe
-// heights; these layers' spaces are small enough to search whole.)
+// are of the form ceil(extent / k), tiles as even as their count allows, rounded up to a
+// multiple of the axis's step (whole groups of a grouped convolution: TileSpace::step).
+// (Gemmini's tiled_conv_auto shrinks the largest dimension greedily, Vela's scheduler searches
+// stripe heights; these layers' spaces are small enough to search whole.)
 #pragma once
 
 #include <cstdint>
@@ -48,7 +49,7 @@ struct OperandPlan {
   std::int64_t moves = 0;       // tiles moved (one DMA group each)
   std::int64_t transfers = 0;   // DMA transfers (dma_start calls) in all
   std::int64_t bytes = 0;       // bytes moved in all
-  std::int64_t halo_bytes = 0;  // bytes moved beyond the operand's size: overlapping regions
+  std::int64_t halo_bytes = 0;  // bytes moved more than once: where the tiles' regions overlap
 };
 
 struct MemoryUse {
@@ -87,7 +88,8 @@ Expected<TilePlan> plan_tiles(const TileSpace& space, const MemoryModel& model);
 // The plan with the given sizes (one per TileSpace axis: the output's, then the reductions')
 // and order (the axes of more than one tile), its numbers counted as plan_tiles counts them;
 // for tests and for a plan kept from an earlier build. Errors when the sizes do not fit the
-// memories, or cut a reduction no memory can accumulate.
+// memories, are not multiples of their axes' steps, or cut a reduction no memory can
+// accumulate.
 Expected<TilePlan> make_plan(const TileSpace& space, const MemoryModel& model, const Shape& sizes,
                              const std::vector<std::size_t>& order, bool double_buffered);
 

@@ -11,6 +11,10 @@
 // gets [lo * stride - pad_begin, hi * stride - pad_begin + (kernel - 1) * dilation] on each
 // spatial axis, its weights the output-channel slice, its bias the same slice.
 //
+// An axis whose regions divide its bounds (a grouped convolution's input channels follow its
+// output channels as [lo / (O / G) * (C / G), ...]) is cut into tiles of a multiple of the
+// divisor, its step: each tile then holds whole groups, so that it is the layer in small.
+//
 // Regions are expressions of the tile's bounds (TileSpace::lo(a), TileSpace::hi(a)); each
 // dimension of an operand depends on at most one output axis (the layers tiled here have
 // that form) and is clamped to the operand's extent when evaluated: what falls outside is
@@ -71,6 +75,9 @@ class TileSpace {
   bool is_reduction(std::size_t axis) const { return axis >= output_shape_.size(); }
   // Inputs (the composite's parameters, then its constants, in node order), then the output.
   const std::vector<TileOperand>& operands() const { return operands_; }
+  // What the sizes of axis a's tiles are multiples of (but for the whole axis): the least
+  // common multiple of the divisors of its bounds in the regions, 1 for most axes.
+  std::int64_t step(std::size_t axis) const { return step_[axis]; }
   // The variables of an output tile's bounds on axis a (inclusive).
   const tir::Var& lo(std::size_t axis) const { return lo_[axis]; }
   const tir::Var& hi(std::size_t axis) const { return hi_[axis]; }
@@ -110,6 +117,7 @@ class TileSpace {
   Shape output_shape_, extents_;
   std::vector<TileOperand> operands_;
   std::vector<tir::Var> lo_, hi_;
+  std::vector<std::int64_t> step_;
 };
 
 // The value of an integer expression whose variables `values` gives (floor division and
