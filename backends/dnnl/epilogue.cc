@@ -6,20 +6,10 @@
 #include <oneapi/dnnl/dnnl.h>
 
 #include "backends/dnnl/dnnl.h"
+#include "uma/op/shape_util.h"
 
 namespace uma::backends::dnnl {
 namespace {
-
-// Whether `bias`, broadcast against `out` (aligned at the right), holds one value per entry
-// of axis `axis` in order: what oneDNN's bias is.
-bool is_per_channel(const Shape& bias, const Shape& out, std::size_t axis) {
-  if (bias.size() > out.size() || TensorType{DType::f32, bias}.num_elements() != out[axis])
-    return false;
-  std::size_t offset = out.size() - bias.size();
-  for (std::size_t i = 0; i < bias.size(); ++i)
-    if (bias[i] != 1 && offset + i != axis) return false;
-  return true;
-}
 
 bool is_constant(const Value* value) {
   return value->producer() != nullptr && value->producer()->is_op("constant");
@@ -183,7 +173,7 @@ Expected<Epilogue> epilogue(const Node& anchor, const std::vector<const Node*>& 
       return make_error("the add's {} operand is not supported; oneDNN computes f32 here",
                         dtype_name(other->tensor_type().dtype));
     if (out.bias == nullptr && out.residual == nullptr && is_constant(other) &&
-        is_per_channel(other->tensor_type().shape, result.shape, channel_axis)) {
+        one_per_element_of(other->tensor_type().shape, result.shape, channel_axis)) {
       out.bias = other;
     } else if (out.residual == nullptr && other->tensor_type().shape == result.shape) {
       out.residual = other;

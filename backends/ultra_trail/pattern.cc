@@ -4,24 +4,9 @@
 #include <algorithm>
 #include <limits>
 
+#include "uma/op/shape_util.h"
+
 namespace uma::backends::ultra_trail {
-namespace {
-
-// Whether `bias`, broadcast against `out` (aligned at the right, numpy's way), holds one
-// value per channel (axis 1) and is otherwise constant.
-bool per_channel(const Shape& bias, const Shape& out) {
-  if (bias.size() > out.size()) return false;
-  std::size_t offset = out.size() - bias.size();
-  std::int64_t elements = 1;
-  for (std::size_t i = 0; i < bias.size(); ++i) {
-    if (bias[i] != 1 && !(offset + i == 1 && bias[i] == out[1])) return false;
-    elements *= bias[i];
-  }
-  return elements == out[1];
-}
-
-}  // namespace
-
 Status check_target(const Target& target) {
   UMA_TRY_ASSIGN(std::int64_t dimension, target.get_int("dimension"));
   if (dimension < 1 || dimension > kMaxDimension)
@@ -62,7 +47,7 @@ Status check_conv1d(const Match& match, const Target&) {
                       padding[0], padding[1]);
   if (add != nullptr) {
     const Value* bias = add->operand(0) == conv->result() ? add->operand(1) : add->operand(0);
-    if (!per_channel(bias->tensor_type().shape, conv->result()->tensor_type().shape))
+    if (!one_per_element_of(bias->tensor_type().shape, conv->result()->tensor_type().shape, 1))
       return make_error("the added bias has shape {}, not one value per output channel",
                         to_string(bias->tensor_type().shape));
   }

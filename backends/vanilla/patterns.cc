@@ -8,6 +8,7 @@
 
 #include "backends/vanilla/vanilla.h"
 #include "uma/graph/ir.h"
+#include "uma/op/shape_util.h"
 
 namespace uma::backends::vanilla {
 namespace {
@@ -28,17 +29,6 @@ const Node* conv_node(const Match& m) {
     if (node->is_op("nn.conv2d")) return node;
   UMA_CHECK(false, "a vanilla.conv2d match without its nn.conv2d");
   return nullptr;
-}
-
-// Whether `bias`, broadcast against `out` (aligned at the right), holds one value per output
-// channel in order: what the kernel reads.
-bool is_per_channel(const Shape& bias, const Shape& out) {
-  if (bias.size() > out.size() || TensorType{DType::f32, bias}.num_elements() != out[1])
-    return false;
-  std::size_t offset = out.size() - bias.size();
-  for (std::size_t i = 0; i < bias.size(); ++i)
-    if (bias[i] != 1 && offset + i != 1) return false;
-  return true;
 }
 
 }  // namespace
@@ -74,7 +64,7 @@ Status check_conv2d(const Match& match, const Target&) {
       if (bias.dtype != DType::f32)
         return reject(fmt::format("a {} bias is not supported; the kernel computes f32",
                                   dtype_name(bias.dtype)));
-      if (!is_per_channel(bias.shape, out.shape))
+      if (!one_per_element_of(bias.shape, out.shape, 1))
         return reject(fmt::format("the added bias has shape {}, not one value per output channel",
                                   to_string(bias.shape)));
     }

@@ -44,15 +44,15 @@ def test_the_tiles_are_in_the_accelerators_memories(py_ultra_trail, model):
     compiled = uma.build(uma.load(model), targets=[f"{py_ultra_trail} --fmem_kb=1"])
     code = dict(compiled.c_sources)[f"{py_ultra_trail}_0"]
     # fmem of 1 KiB holds neither layer's features (2 x 3 x 16 in, 2 x 8 x 16 out): each is
-    # cut into stripes of time of a sample each, its tiles moved in and out by DMA.
-    for declaration in ["float x_fmem[27];  // scope fmem", "float w1_wmem[72];  // scope wmem",
-                        "float b1_bmem[8];  // scope bmem", "float r1_fmem[64];  // scope fmem"]:
+    # cut into two stripes of time, both samples at once, moved in and out by DMA.
+    for declaration in ["float x_fmem[54];  // scope fmem", "float w1_wmem[72];  // scope wmem",
+                        "float b1_bmem[8];  // scope bmem", "float r1_fmem[128];  // scope fmem"]:
         assert declaration in code
     # The first stripe of 8 samples with the left padding, the second without.
     assert ("ut_conv1d(&x_fmem[0], &w1_wmem[0], &b1_bmem[0], &r1_fmem[0], "
-            "1, 8, 3, 8, 3, 1, 1, 9, 8, 1)") in code
+            "2, 8, 3, 8, 3, 1, 1, 9, 8, 1)") in code
     assert ("ut_conv1d(&x_fmem[0], &w1_wmem[0], &b1_bmem[0], &r1_fmem[0], "
-            "1, 8, 3, 8, 3, 1, 0, 9, 8, 1)") in code
+            "2, 8, 3, 8, 3, 1, 0, 9, 8, 1)") in code
     assert "uma_dma_start(" in code
     rng = np.random.default_rng(2)
     x = rng.uniform(-1, 1, (2, 3, 16)).astype(np.float32)

@@ -71,6 +71,17 @@ std::int64_t strided_offset(std::int64_t linear, const Shape& shape,
   return offset;
 }
 
+bool one_per_element_of(const Shape& operand, const Shape& out, std::size_t axis) {
+  if (operand.size() > out.size() || axis >= out.size()) return false;
+  std::size_t offset = out.size() - operand.size();
+  std::int64_t elements = 1;
+  for (std::size_t i = 0; i < operand.size(); ++i) {
+    if (operand[i] != 1 && !(offset + i == axis && operand[i] == out[axis])) return false;
+    elements *= operand[i];
+  }
+  return elements == out[axis];
+}
+
 std::int64_t product(const Shape& shape, std::size_t begin, std::size_t end) {
   std::int64_t result = 1;
   for (std::size_t i = begin; i < end; ++i) result *= shape[i];

@@ -5,6 +5,7 @@
 #include <fmt/format.h>
 
 #include "uma/tir/functor.h"
+#include "uma/op/shape_util.h"
 #include "uma/tir/state.h"
 #include "uma/uma/backend.h"
 
@@ -63,17 +64,6 @@ std::pair<const Value*, BiasMode> bias_of(const Node& product, const Node* add) 
   return {add->operand(0) == product.result() ? add->operand(1) : add->operand(0), kAddedBias};
 }
 
-// Whether `bias`, broadcast against `out` (aligned at the right, numpy's way), holds one value
-// per element of `axis`.
-bool per_element_of(const Shape& bias, const Shape& out, std::size_t axis) {
-  if (bias.size() > out.size() || TensorType{DType::f32, bias}.num_elements() != out[axis])
-    return false;
-  std::size_t offset = out.size() - bias.size();
-  for (std::size_t i = 0; i < bias.size(); ++i)
-    if (bias[i] != 1 && offset + i != axis) return false;
-  return true;
-}
-
 // An added bias holds one value per element of the result's `axis` (so the add does not
 // broadcast the result), and comes alone: the kernels add one bias.
 Status check_added_bias(const Match& m, const Node& product, std::size_t axis) {
@@ -82,7 +72,7 @@ Status check_added_bias(const Match& m, const Node& product, std::size_t axis) {
   if (product.num_operands() == 3)
     return make_error("the product has a bias operand and an added bias");
   const Shape& bias = bias_of(product, add).first->tensor_type().shape;
-  if (!per_element_of(bias, product.result()->tensor_type().shape, axis))
+  if (!one_per_element_of(bias, product.result()->tensor_type().shape, axis))
     return make_error("the added bias has shape {}, not one value per element of axis {}",
                       to_string(bias), axis);
   return Status::success();

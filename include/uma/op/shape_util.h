@@ -34,6 +34,11 @@ std::vector<std::int64_t> broadcast_strides(const Shape& from, const Shape& to);
 std::int64_t strided_offset(std::int64_t linear, const Shape& shape,
                             const std::vector<std::int64_t>& strides);
 
+// Whether `operand`, broadcast against `out` (aligned at the right, numpy's way), holds one
+// value per element of `out`'s dimension `axis`, in order, and is constant along the others:
+// a bias of one value per channel.
+bool one_per_element_of(const Shape& operand, const Shape& out, std::size_t axis);
+
 // The product of shape[begin, end); the shape must be valid, so it cannot overflow.
 std::int64_t product(const Shape& shape, std::size_t begin, std::size_t end);
 
