@@ -364,7 +364,9 @@ Expected<TilePlan> plan_tiles(const TileSpace& space, const MemoryModel& model) 
   for (std::size_t a = 0; a < space.num_axes(); ++a)
     if (planner.sizes()[a].size() > 1) axes.push_back(a);
   std::optional<TilePlan> best;
+  // An engine that stalls the array while it moves gains nothing from a second buffer.
   for (bool dbl : {true, false}) {
+    if (dbl && !model.dma.overlaps_compute) continue;
     best = search(planner, axes, dbl, model.dma);
     if (best) break;
   }

@@ -116,6 +116,19 @@ TEST_F(TilePlanTest, AnOuterLoopTheInputDoesNotFollowReadsItAgain) {
   EXPECT_EQ(plan->operands[3].transfers, 8);
 }
 
+// An engine that does not overlap compute gets no second buffer: the same fmem holds stripes
+// of 16 outputs instead of 10.
+TEST_F(TilePlanTest, AnEngineThatDoesNotOverlapComputeGetsOneBuffer) {
+  TileSpace space = conv1d();
+  MemoryModel model = memories(1024);
+  model.dma.overlaps_compute = false;
+  Expected<TilePlan> plan = plan_tiles(space, model);
+  ASSERT_TRUE(plan.ok()) << plan.error().message();
+  EXPECT_FALSE(plan->double_buffered);
+  for (const OperandPlan& operand : plan->operands) EXPECT_EQ(operand.buffers, 1) << operand.name;
+  EXPECT_EQ(plan->summary(), "1x8x16 (4 tiles, single buffered)");
+}
+
 TEST_F(TilePlanTest, AOneDimensionalEngineMovesARowPerTransfer) {
   TileSpace space = conv1d();
   MemoryModel model = memories(1024);

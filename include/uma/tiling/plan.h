@@ -19,7 +19,8 @@
 // bisection finds it). Of the plans that fit, the cheapest wins, its cost the DMA engine's
 // busy time: the bytes moved, plus each move's setup cycles at the engine's rate (so that a
 // plan of a few large moves beats one of many small ones moving a little less). Double
-// buffered plans are preferred: the single buffered search runs only when none fits. Sizes
+// buffered plans are preferred where the engine overlaps compute: the single buffered search
+// runs only when none fits (or the engine does not overlap). Sizes
 // are of the form ceil(extent / k), tiles as even as their count allows, rounded up to a
 // multiple of the axis's step (whole groups of a grouped convolution: TileSpace::step).
 // (Gemmini's tiled_conv_auto shrinks the largest dimension greedily, Vela's scheduler searches
