@@ -14,12 +14,15 @@
 //       block dma_in { ... }                                  operands whose innermost axis is 1
 //       for t2 ... {
 //         block dma_in { ... }
-//         block compute { <the backend's call> }
+//         block compute iters {tile = t2} { <the backend's call> }
 //         block dma_out { ... } } } }
 //
 // Tiles of an axis form runs: consecutive tiles whose regions have the same extents and
 // paddings and start at a fixed step (the first tile of a padded convolution, the inner
-// ones, the last, shorter one). Each move is waited for at once; pipeline-dma overlaps them.
+// ones, the last, shorter one). Each move is waited for at once; pipeline-dma overlaps those
+// of the loop the compute block iterates over (its iteration variable bound to the innermost
+// tiled axis's loop). Where the plan cuts a reduction into chunks, their loop is innermost
+// and the output's move comes after it, once the partial sums are complete.
 #pragma once
 
 #include "uma/lower/composite_lowering.h"

@@ -7,8 +7,12 @@
 // tiled axes in `order` (outermost first). Each operand's tile (its region, region.h) lives in
 // the memory that holds its role, and is moved there by DMA in the innermost loop whose axis
 // its region follows: weights that follow only the output channels are moved once per slice,
-// and once in all when the slices are one. The reduction of a layer is never split, so every
-// output is computed in one call, in the order the backend's kernel sums it.
+// and once in all when the slices are one. A layer's reduction (a convolution's input
+// channels, a dense layer's inputs) is cut into chunks only where a memory holds
+// accumulators: the chunks' loop is then innermost, each call adds its chunk to the partial
+// sums kept there (CompositeOperands::first_chunk, last_chunk), and the output moves out
+// after the last. Otherwise every output is computed in one call, in the order the
+// backend's kernel sums it, and the results are those of the layer run whole.
 //
 // Double buffered, each operand moved in the innermost loop has two buffers, so that the next
 // tile's move overlaps this tile's compute (the pipeline-dma pass); single buffered, one. A
