@@ -163,6 +163,15 @@ void bind_compile(py::module_& m) {
                                    py::arg("bytes") = s.bytes));
             return rows;
           })
+      .def_property_readonly(
+          "tilings",
+          [](const PartitionReport& report) -> py::object {
+            // The JSON's objects, so that Python reads the fields the JSON documents.
+            py::dict parsed = py::module_::import("json").attr("loads")(report.to_json());
+            return parsed.contains("tilings") ? parsed["tilings"] : py::list();
+          },
+          "Each layer a build tiled into its target's memories: its plan as the JSON's "
+          "\"tilings\" has it (tile, chunks, tiles, buffering, per operand and memory)")
       .def("to_json", &PartitionReport::to_json)
       .def("to_table", &PartitionReport::to_table)
       .def("to_dot", &PartitionReport::to_dot)

@@ -54,6 +54,11 @@ def test_the_tiles_are_in_the_accelerators_memories(py_ultra_trail, model):
     assert ("ut_conv1d(&x_fmem[0], &w1_wmem[0], &b1_bmem[0], &r1_fmem[0], "
             "2, 8, 3, 8, 3, 1, 0, 9, 8, 1)") in code
     assert "uma_dma_start(" in code
+    # The report's plan of each layer.
+    [conv1, conv2] = compiled.report.tilings
+    assert (conv1["layer"], conv1["tile"], conv1["tiles"]) == ("conv1", [2, 8, 8], 2)
+    assert [m["name"] for m in conv1["memories"]] == ["wmem", "fmem", "bmem"]
+    assert all(m["peak"] <= m["capacity"] for m in conv1["memories"] + conv2["memories"])
     rng = np.random.default_rng(2)
     x = rng.uniform(-1, 1, (2, 3, 16)).astype(np.float32)
     [expected] = uma.interpret(uma.load(model), x)
