@@ -1,8 +1,8 @@
 // check-memories: what each memory holds at once fits it (see uma/tiling/passes.h).
 #include <map>
 
-#include "uma/tir/functor.h"
 #include "uma/tiling/passes.h"
+#include "uma/tir/functor.h"
 
 namespace uma::tiling {
 namespace {
@@ -33,8 +33,8 @@ class Peaks {
                             allocate->buffer->name, memory->name);
         elements *= *extent;
       }
-      std::int64_t bytes = elements * static_cast<std::int64_t>(dtype_size(allocate->buffer->dtype));
-      bytes = (bytes + memory->alignment - 1) / memory->alignment * memory->alignment;
+      std::int64_t bytes = memory->footprint(
+          elements * static_cast<std::int64_t>(dtype_size(allocate->buffer->dtype)));
       std::int64_t& live = live_[memory->name];
       live += bytes;
       if (live > memory->capacity)

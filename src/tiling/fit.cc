@@ -6,6 +6,7 @@
 #include <unordered_map>
 
 #include "uma/graph/builder.h"
+#include "uma/graph/rewriter.h"
 #include "uma/tiling/lower_tiled.h"
 #include "uma/tiling/plan.h"
 #include "uma/tiling/region.h"
@@ -16,24 +17,11 @@ Status check_fits(const Match& match, const MemoryModel& model) {
   if (match.root == nullptr || match.nodes.empty()) return make_error("the match is empty");
   Module module(match.root->function()->module()->context(), "fit");
   UMA_TRY_ASSIGN(Function * composite, module.add_function("layer"));
-  std::unordered_map<const Value*, Value*> map;
+  // The composite merge-composite would make of the match.
+  ValueMap map;
   for (const Value* input : match.inputs)
     map[input] = composite->add_param(input->type(), input->name());
-  Builder builder(*composite);
-  for (const Node* node : match.nodes) {
-    std::vector<Value*> operands;
-    for (const Value* operand : node->operands()) {
-      auto it = map.find(operand);
-      if (it == map.end()) return make_error("{} reads a value the match does not hold", node->location());
-      operands.push_back(it->second);
-    }
-    UMA_TRY_ASSIGN(Node * copy, builder.try_create(node->op_name(), operands, node->attrs(),
-                                                   node->name()));
-    for (std::size_t r = 0; r < node->num_results(); ++r) {
-      copy->result(r)->set_name(node->result(r)->name());
-      map[node->result(r)] = copy->result(r);
-    }
-  }
+  Rewriter(*composite).clone(match.nodes, map);
   composite->set_outputs({map.at(match.root)});
 
   UMA_TRY_ASSIGN(TileSpace space, TileSpace::derive(*composite));
@@ -50,16 +38,14 @@ Status check_fits(const Match& match, const MemoryModel& model) {
   std::unordered_map<const Value*, tir::Buffer> buffers;
   for (const TileOperand& operand : space.operands()) {
     std::vector<tir::Expr> shape(operand.shape.begin(), operand.shape.end());
-    buffers[operand.value] =
-        tir::make_buffer(operand.value->name().empty() ? "v" : operand.value->name(),
-                         operand.dtype, shape);
+    buffers[operand.value] = tir::make_buffer(
+        operand.value->name().empty() ? "v" : operand.value->name(), operand.dtype, shape);
   }
   lower::CompositeLowering stand_in = [](const lower::CompositeOperands&) {
     return Expected<lower::ExternCall>(lower::ExternCall{.name = "tile"});
   };
-  UMA_TRY_ASSIGN(tir::Stmt lowered,
-                 lower_tiled(lower::CompositeOperands(*call, std::move(buffers)), stand_in, space,
-                             plan, model));
+  UMA_TRY_ASSIGN(tir::Stmt lowered, lower_tiled(lower::CompositeOperands(*call, std::move(buffers)),
+                                                stand_in, space, plan, model));
   (void)lowered;
   return Status::success();
 }

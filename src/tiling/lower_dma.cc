@@ -1,7 +1,7 @@
 // lower-dma: the DMA intrinsics become the engine's calls (see uma/tiling/passes.h).
+#include "uma/tiling/passes.h"
 #include "uma/tir/dma.h"
 #include "uma/tir/functor.h"
-#include "uma/tiling/passes.h"
 
 namespace uma::tiling {
 namespace {

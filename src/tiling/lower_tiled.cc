@@ -51,8 +51,7 @@ class TiledLowering {
       // (pipeline-dma) starts aligned as the first.
       const OperandPlan& op = plan_.operands[i];
       std::int64_t elem = static_cast<std::int64_t>(dtype_size(ops[i].dtype));
-      std::int64_t alignment = model_.find(op.memory)->alignment;
-      std::int64_t elements = ceil_div(ceil_div(op.tile_bytes, alignment) * alignment, elem);
+      std::int64_t elements = ceil_div(model_.find(op.memory)->footprint(op.tile_bytes), elem);
       scratch_.push_back(make_buffer(fmt::format("{}_{}", op.name, op.memory), ops[i].dtype,
                                      {std::max<std::int64_t>(elements, 1)}, op.memory));
     }
@@ -78,13 +77,20 @@ class TiledLowering {
     attrs.set("tile.shape", std::vector<std::int64_t>(plan_.tile.begin(), plan_.tile.end()));
     std::vector<std::int64_t> order(plan_.order.begin(), plan_.order.end());
     attrs.set("tile.order", order);
-    attrs.set("tile.double", static_cast<std::int64_t>(plan_.double_buffered));
+    attrs.set(std::string(kTileDoubleAttr), static_cast<std::int64_t>(plan_.double_buffered));
     std::vector<Buffer> reads(host_.begin(), host_.end() - 1);
-    return BlockNode::make(std::string(kTilesBlock), reads, {host_.back()}, stmt,
-                           std::move(attrs));
+    return BlockNode::make(std::string(kTilesBlock), reads, {host_.back()}, stmt, std::move(attrs));
   }
 
  private:
+  // The index among axis a's followers of operand i's dimension d (which follows a).
+  std::size_t follower(std::size_t a, std::size_t i, std::size_t d) const {
+    const std::vector<Follower>& fs = followers_[a];
+    std::size_t f = 0;
+    while (fs[f].operand != i || fs[f].dim != d) ++f;
+    return f;
+  }
+
   // Operand i's region in the current tile: per dimension, its start and extent.
   std::pair<std::vector<Expr>, Shape> region(std::size_t i) const {
     const TileOperand& operand = space_.operands()[i];
@@ -97,9 +103,7 @@ class TiledLowering {
         continue;
       }
       std::size_t a = *operand.axis[d];
-      const auto& fs = followers_[a];
-      std::size_t f = 0;
-      while (fs[f].operand != i || fs[f].dim != d) ++f;
+      std::size_t f = follower(a, i, d);
       const Run& run = *chosen_[a];
       start.push_back(simplify(Expr(run.first[f].start) + vars_[a] * Expr(run.step[f])));
       extent.push_back(run.first[f].extent);
@@ -167,9 +171,8 @@ class TiledLowering {
     AttrMap attrs;
     attrs.set(std::string(kDmaQueueAttr), static_cast<std::int64_t>(i));
     attrs.set(std::string(kDmaOperandAttr), space_.operands()[i].value->name());
-    return BlockNode::make(std::string(in ? kDmaInBlock : kDmaOutBlock),
-                           {in ? host : scratch}, {in ? scratch : host},
-                           SeqNode::make(std::move(body)), std::move(attrs));
+    return BlockNode::make(std::string(in ? kDmaInBlock : kDmaOutBlock), {in ? host : scratch},
+                           {in ? scratch : host}, SeqNode::make(std::move(body)), std::move(attrs));
   }
 
   // The loops from the k-th tiled axis in: each operand moves in at the start of the loop of
@@ -182,8 +185,8 @@ class TiledLowering {
     for (std::size_t r = 0; r < runs_[a].size(); ++r) {
       const Run& run = runs_[a][r];
       chosen_[a] = &run;
-      Var var = VarNode::make(runs_[a].size() == 1 ? fmt::format("t{}", a)
-                                                   : fmt::format("t{}_{}", a, r));
+      Var var =
+          VarNode::make(runs_[a].size() == 1 ? fmt::format("t{}", a) : fmt::format("t{}_{}", a, r));
       vars_[a] = run.count == 1 ? Expr(std::int64_t{0}) : var;
       std::vector<Stmt> body;
       for (std::size_t i = 0; i + 1 < space_.operands().size(); ++i)
@@ -210,10 +213,7 @@ class TiledLowering {
         continue;
       }
       std::size_t a = *operand.axis[d];
-      const auto& fs = followers_[a];
-      std::size_t f = 0;
-      while (fs[f].operand != i || fs[f].dim != d) ++f;
-      out.push_back(chosen_[a]->first[f]);
+      out.push_back(chosen_[a]->first[follower(a, i, d)]);
     }
     return out;
   }
@@ -252,8 +252,8 @@ class TiledLowering {
     for (const auto& node : composite.nodes()) {
       if (node->is_op("constant")) {
         std::size_t i = index.at(node->result());
-        Value* constant = builder.constant(
-            Tensor::without_data(TensorType{ops[i].dtype, shape_of(i)}));
+        Value* constant =
+            builder.constant(Tensor::without_data(TensorType{ops[i].dtype, shape_of(i)}));
         constant->set_name(node->result()->name());
         map[node->result()] = constant;
         buffers[constant] = scratch_[i];
@@ -289,8 +289,8 @@ class TiledLowering {
       }
       Expected<Node*> made = builder.try_create(node->op_name(), operands, attrs, node->name());
       if (!made)
-        return made.error().with_context(fmt::format("the tile {} of {}", plan_.summary(),
-                                                     node->location()));
+        return made.error().with_context(
+            fmt::format("the tile {} of {}", plan_.summary(), node->location()));
       for (std::size_t r = 0; r < node->num_results(); ++r) {
         (*made)->result(r)->set_name(node->result(r)->name());
         map[node->result(r)] = (*made)->result(r);

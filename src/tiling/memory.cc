@@ -13,8 +13,9 @@ namespace {
 bool is_identifier(std::string_view name) {
   if (name.empty() || !(std::isalpha(static_cast<unsigned char>(name[0])) || name[0] == '_'))
     return false;
-  return std::all_of(name.begin(), name.end(),
-                     [](char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; });
+  return std::all_of(name.begin(), name.end(), [](char c) {
+    return std::isalnum(static_cast<unsigned char>(c)) || c == '_';
+  });
 }
 
 bool power_of_two(std::int64_t n) { return n > 0 && (n & (n - 1)) == 0; }
@@ -37,6 +38,10 @@ std::string_view role_name(Role role) {
 
 bool Memory::holds_role(Role role) const {
   return std::find(holds.begin(), holds.end(), role) != holds.end();
+}
+
+std::int64_t Memory::footprint(std::int64_t bytes) const {
+  return (bytes + alignment - 1) / alignment * alignment;
 }
 
 const Memory* MemoryModel::holding(Role role) const {
@@ -71,8 +76,9 @@ Status check_decls(const std::vector<MemoryDecl>& memories, const std::optional<
   if (dma && (dma->bytes_per_cycle < 1 || dma->setup_cycles < 0 || dma->dims < 1))
     return make_error("the DMA engine's defaults must be a rate and dimensions of at least 1");
   if (dma && dma->start_function.empty() != dma->wait_function.empty())
-    return make_error("the DMA engine declares a start function without a wait function, or "
-                      "the reverse");
+    return make_error(
+        "the DMA engine declares a start function without a wait function, or "
+        "the reverse");
   return Status::success();
 }
 
@@ -80,15 +86,15 @@ std::vector<TargetAttrDef> memory_attrs(const std::vector<MemoryDecl>& memories,
                                         const std::optional<DmaDecl>& dma) {
   std::vector<TargetAttrDef> attrs;
   for (const MemoryDecl& memory : memories) {
-    std::string help = memory.help.empty() ? fmt::format("{} memory, KiB", memory.name)
-                                           : memory.help;
+    std::string help =
+        memory.help.empty() ? fmt::format("{} memory, KiB", memory.name) : memory.help;
     if (memory.optional) help += " (0: none)";
     attrs.push_back({memory.capacity_attr(), memory.default_kb, std::move(help)});
   }
   if (!memories.empty()) {
     DmaDecl defaults = dma.value_or(DmaDecl{});
-    attrs.push_back({"dma_bytes_per_cycle", defaults.bytes_per_cycle,
-                     "bytes the DMA engine moves per cycle"});
+    attrs.push_back(
+        {"dma_bytes_per_cycle", defaults.bytes_per_cycle, "bytes the DMA engine moves per cycle"});
     attrs.push_back({"dma_setup_cycles", defaults.setup_cycles,
                      "cycles the DMA engine takes to start a transfer"});
     attrs.push_back({"dma_dims", defaults.dims,

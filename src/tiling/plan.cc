@@ -12,8 +12,8 @@ namespace uma::tiling {
 namespace {
 
 std::int64_t ceil_div(std::int64_t a, std::int64_t b) { return (a + b - 1) / b; }
-std::int64_t align_up(std::int64_t bytes, std::int64_t alignment) {
-  return ceil_div(bytes, alignment) * alignment;
+std::int64_t round_up(std::int64_t value, std::int64_t multiple) {
+  return ceil_div(value, multiple) * multiple;
 }
 
 std::string shape_text(const Shape& shape) {
@@ -28,7 +28,7 @@ std::vector<std::int64_t> candidate_sizes(std::int64_t extent, std::int64_t step
   std::vector<std::int64_t> sizes;
   for (std::int64_t k = 1; k <= extent; ++k) {
     std::int64_t even = ceil_div(extent, k);
-    std::int64_t size = std::min(align_up(even, step), extent);
+    std::int64_t size = std::min(round_up(even, step), extent);
     if (sizes.empty() || sizes.back() != size) sizes.push_back(size);
     if (size <= step) break;
     // Past sqrt(extent), every size below the last one is reached by some k: jump to it.
@@ -148,8 +148,8 @@ class Planner {
     plan.tiles = 1;
     for (std::size_t a = 0; a < tile.size(); ++a) plan.tiles *= tiles(a, tile[a]).count;
     // Double buffering needs a loop of two or more like tiles on the innermost axis.
-    plan.double_buffered =
-        dbl && !plan.order.empty() && tiles(plan.order.back(), tile[plan.order.back()]).longest_run > 1;
+    plan.double_buffered = dbl && !plan.order.empty() &&
+                           tiles(plan.order.back(), tile[plan.order.back()]).longest_run > 1;
     const auto& operands = space_.operands();
     std::map<const Memory*, std::int64_t> use;
     for (std::size_t i = 0; i < operands.size(); ++i) {
@@ -188,7 +188,9 @@ class Planner {
       std::int64_t reload = 1;
       for (std::ptrdiff_t k = 0; k < innermost; ++k)
         if (!follows[plan.order[static_cast<std::size_t>(k)]])
-          reload *= tiles(plan.order[static_cast<std::size_t>(k)], tile[plan.order[static_cast<std::size_t>(k)]]).count;
+          reload *= tiles(plan.order[static_cast<std::size_t>(k)],
+                          tile[plan.order[static_cast<std::size_t>(k)]])
+                        .count;
       op.moves = reload;
       for (std::size_t a = 0; a < tile.size(); ++a)
         if (follows[a]) op.moves *= tiles(a, tile[a]).count;
@@ -196,10 +198,10 @@ class Planner {
       op.halo_bytes = std::max<std::int64_t>(swept - unique, 0) * reload;
       op.tile_bytes = elem;
       for (std::int64_t e : op.tile) op.tile_bytes *= e;
-      bool inner = !plan.order.empty() &&
-                   innermost == static_cast<std::ptrdiff_t>(plan.order.size()) - 1;
+      bool inner =
+          !plan.order.empty() && innermost == static_cast<std::ptrdiff_t>(plan.order.size()) - 1;
       op.buffers = plan.double_buffered && inner ? 2 : 1;
-      use[memory] += align_up(op.tile_bytes, memory->alignment) * op.buffers;
+      use[memory] += memory->footprint(op.tile_bytes) * op.buffers;
       plan.operands.push_back(std::move(op));
     }
     for (const Memory& memory : model_.memories)
@@ -405,8 +407,8 @@ Expected<TilePlan> make_plan(const TileSpace& space, const MemoryModel& model, c
   TilePlan plan = planner.evaluate(tile, order, double_buffered);
   for (const MemoryUse& memory : plan.memories)
     if (memory.peak > memory.capacity)
-      return make_error("tile {} needs {} bytes of {}, has {}", shape_text(plan.tile),
-                        memory.peak, memory.name, memory.capacity);
+      return make_error("tile {} needs {} bytes of {}, has {}", shape_text(plan.tile), memory.peak,
+                        memory.name, memory.capacity);
   planner.count_transfers(plan);
   return plan;
 }

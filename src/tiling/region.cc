@@ -22,7 +22,8 @@ using namespace tir;
 std::vector<const BlockNode*> blocks_of(const Stmt& body) {
   std::vector<const BlockNode*> blocks;
   pre_order_visit(body, [&](const ExprNode*, const StmtNode* s) {
-    if (s != nullptr && s->kind == StmtKind::Block) blocks.push_back(static_cast<const BlockNode*>(s));
+    if (s != nullptr && s->kind == StmtKind::Block)
+      blocks.push_back(static_cast<const BlockNode*>(s));
   });
   return blocks;
 }
@@ -61,8 +62,8 @@ Role constant_role(const Function& composite, const Value& constant) {
 
 }  // namespace
 
-std::optional<std::int64_t> evaluate(const Expr& e,
-                                     const std::unordered_map<const VarNode*, std::int64_t>& values) {
+std::optional<std::int64_t> evaluate(
+    const Expr& e, const std::unordered_map<const VarNode*, std::int64_t>& values) {
   auto both = [&](const Expr& a, const Expr& b, auto f) -> std::optional<std::int64_t> {
     auto x = evaluate(a, values), y = evaluate(b, values);
     if (!x || !y) return std::nullopt;
@@ -192,10 +193,10 @@ Expected<TileSpace> TileSpace::derive(const Function& composite) {
   }
 }
 
-Status TileSpace::find_regions(
-    const std::vector<const BlockNode*>& blocks, const std::vector<Buffer>& buffers,
-    const std::unordered_map<const VarNode*, std::pair<Expr, Expr>>& cut,
-    std::optional<std::size_t>& drop) {
+Status TileSpace::find_regions(const std::vector<const BlockNode*>& blocks,
+                               const std::vector<Buffer>& buffers,
+                               const std::unordered_map<const VarNode*, std::pair<Expr, Expr>>& cut,
+                               std::optional<std::size_t>& drop) {
   // What each buffer must hold, backwards from the output tile.
   struct Need {
     std::vector<Expr> first, last;
@@ -224,8 +225,7 @@ Status TileSpace::find_regions(
       if (written.contains(read.get())) continue;
       Expected<sched::Region> region =
           sched::accessed_region(narrowed, read, /*stores=*/false, "tile", "tile");
-      if (!region)
-        return make_error("block '{}': {}", block.name, region.error().message());
+      if (!region) return make_error("block '{}': {}", block.name, region.error().message());
       auto [entry, fresh] = need.try_emplace(read.get(), Need{region->lo, region->hi});
       if (fresh) continue;
       for (std::size_t d = 0; d < region->lo.size(); ++d) {

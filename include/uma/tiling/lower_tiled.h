@@ -6,7 +6,8 @@
 // so the backend's lowering needs no idea of tiles. Its operands are buffers in the memories,
 // dense in the tile's shape; the copy's constants have the tile's shape but no data (the call
 // reads them at run time). The result, inside one block "tiles" (attributes "tile.shape",
-// "tile.order", "tile.double") whose buffers are the memories' (scope = memory name):
+// "tile.order", "tile.double": tir/dma.h names them) whose buffers are the memories' (scope =
+// memory name):
 //
 //   allocate %w_wmem[...] in wmem { allocate %x_fmem[...] in fmem { ...
 //     block dma_in { dma_start(...) ...; dma_wait(q) }       operands that follow no tiled axis
@@ -33,9 +34,6 @@
 #include "uma/tir/ir.h"
 
 namespace uma::tiling {
-
-inline constexpr std::string_view kTilesBlock = "tiles";
-inline constexpr std::string_view kComputeBlock = "compute";
 
 // The statement a call of the layer becomes. `operands` is the call's (host buffers),
 // `lowering` the backend's for the composite. Errors name what the tile's copy of the

@@ -64,6 +64,9 @@ struct Memory {
   std::int64_t alignment = 1;
   std::vector<Role> holds;
   bool holds_role(Role role) const;
+  // The bytes a buffer of `bytes` takes in it: a whole number of its alignment, so that the
+  // next buffer (or a second slot of this one) starts aligned.
+  std::int64_t footprint(std::int64_t bytes) const;
 };
 
 struct DmaEngine {

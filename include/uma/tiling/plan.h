@@ -44,7 +44,7 @@ namespace uma::tiling {
 
 // What a plan does with one operand.
 struct OperandPlan {
-  std::string name;    // the value's
+  std::string name;  // the value's
   Role role = Role::kFeatures;
   bool output = false;
   std::string memory;  // the memory holding its tiles
@@ -64,13 +64,13 @@ struct MemoryUse {
 };
 
 struct TilePlan {
-  Shape output;                    // the layer's output shape
-  Shape tile;                      // the tile size per output axis
+  Shape output;  // the layer's output shape
+  Shape tile;    // the tile size per output axis
   // Per reduction the layer may cut (TileSpace::extents after the output's), the chunk a tile
   // sums: the whole reduction, unless a memory holds accumulators (a chunk's partial sums
   // are then kept in it and added to, and the output moves out after the last chunk).
   Shape chunks;
-  Shape reductions;  // those reductions' extents
+  Shape reductions;                // those reductions' extents
   std::vector<std::size_t> order;  // the axes of more than one tile, outermost first; the
                                    // reductions cut innermost
   std::int64_t tiles = 1;          // in all

@@ -108,11 +108,10 @@ class TileSpace {
   std::vector<Run> runs(std::size_t axis, std::int64_t size) const;
 
  private:
-  Status find_regions(const std::vector<const tir::BlockNode*>& blocks,
-                      const std::vector<tir::Buffer>& buffers,
-                      const std::unordered_map<const tir::VarNode*,
-                                               std::pair<tir::Expr, tir::Expr>>& cut,
-                      std::optional<std::size_t>& drop);
+  Status find_regions(
+      const std::vector<const tir::BlockNode*>& blocks, const std::vector<tir::Buffer>& buffers,
+      const std::unordered_map<const tir::VarNode*, std::pair<tir::Expr, tir::Expr>>& cut,
+      std::optional<std::size_t>& drop);
 
   Shape output_shape_, extents_;
   std::vector<TileOperand> operands_;
@@ -122,7 +121,7 @@ class TileSpace {
 
 // The value of an integer expression whose variables `values` gives (floor division and
 // modulo, as the loop IR's); nullopt for anything else.
-std::optional<std::int64_t> evaluate(const tir::Expr& e,
-                                     const std::unordered_map<const tir::VarNode*, std::int64_t>& values);
+std::optional<std::int64_t> evaluate(
+    const tir::Expr& e, const std::unordered_map<const tir::VarNode*, std::int64_t>& values);
 
 }  // namespace uma::tiling

@@ -27,6 +27,13 @@ inline constexpr std::string_view kDmaWait = "dma_wait";
 inline constexpr std::string_view kCoreDmaStart = "uma_dma_start";
 inline constexpr std::string_view kCoreDmaWait = "uma_dma_wait";
 
+// The blocks of a layer tiled into an accelerator's memories (uma/tiling/lower_tiled.h),
+// which pipeline-dma reads: the block holding the tiles, with attribute kTileDoubleAttr (1:
+// double buffered), and the block of each tile's compute.
+inline constexpr std::string_view kTilesBlock = "tiles";
+inline constexpr std::string_view kTileDoubleAttr = "tile.double";
+inline constexpr std::string_view kComputeBlock = "compute";
+
 // The block names of the moves into and out of a memory, and the attributes they carry.
 inline constexpr std::string_view kDmaInBlock = "dma_in";
 inline constexpr std::string_view kDmaOutBlock = "dma_out";

@@ -33,9 +33,6 @@
 namespace uma::tir {
 namespace {
 
-constexpr std::string_view kTiles = "tiles";
-constexpr std::string_view kCompute = "compute";
-
 std::int64_t queue_of(const BlockNode& block) {
   return block.attrs.get_int(std::string(kDmaQueueAttr));
 }
@@ -89,9 +86,8 @@ class SlotRewriter : public Mutator {
   }
   Stmt mutate(const BlockNode& op, const Stmt&) override {
     Stmt body = mutate(op.body);
-    return BlockNode::make(op.name, swapped(op.reads, doubled_), swapped(op.writes, doubled_),
-                           body, op.attrs, op.iter_vars,
-                           op.init);
+    return BlockNode::make(op.name, swapped(op.reads, doubled_), swapped(op.writes, doubled_), body,
+                           op.attrs, op.iter_vars, op.init);
   }
 
  private:
@@ -109,7 +105,7 @@ std::vector<Stmt> stmts_of(const Stmt& s) {
 // iterates over the tiles bound to the loop's variable.
 bool holds_compute(const ForNode& loop) {
   for (const Stmt& s : stmts_of(loop.body))
-    if (const auto* block = s.as<BlockNode>(); block != nullptr && block->name == kCompute)
+    if (const auto* block = s.as<BlockNode>(); block != nullptr && block->name == kComputeBlock)
       for (const IterVar& iv : block->iter_vars)
         if (iv.binding.same_as(loop.var)) return true;
   return false;
@@ -131,10 +127,12 @@ class Pipeliner : public Mutator {
   }
 
   Stmt mutate(const BlockNode& op, const Stmt& self) override {
-    if (op.name != kTiles || !op.attrs.has("tile.double") || op.attrs.get_int("tile.double") != 1) {
+    const std::string double_attr(kTileDoubleAttr);
+    if (op.name != kTilesBlock || !op.attrs.has(double_attr) ||
+        op.attrs.get_int(double_attr) != 1) {
       if (doubled_.empty()) return Mutator::mutate(op, self);
-      return BlockNode::make(op.name, swapped(op.reads, doubled_), swapped(op.writes, doubled_), mutate(op.body),
-                             op.attrs, op.iter_vars, op.init);
+      return BlockNode::make(op.name, swapped(op.reads, doubled_), swapped(op.writes, doubled_),
+                             mutate(op.body), op.attrs, op.iter_vars, op.init);
     }
     // The buffers to double: those the pipelined loops' moves fill or empty.
     doubled_.clear();
@@ -171,7 +169,8 @@ class Pipeliner : public Mutator {
         continue;
       }
       leading = false;
-      if (block != nullptr && block->name == kDmaOutBlock && doubled_.contains(block->reads[0].get())) {
+      if (block != nullptr && block->name == kDmaOutBlock &&
+          doubled_.contains(block->reads[0].get())) {
         rest.push_back(without_wait(*block));
         out_queues.push_back(queue_of(*block));
         continue;
@@ -189,12 +188,11 @@ class Pipeliner : public Mutator {
     };
     Expr slot = t % Expr(std::int64_t{2});
     std::vector<Stmt> body;
-    if (!ahead.empty())
-      body.push_back(IfThenElseNode::make(t + 1 < n, at(ahead, t + 1)));
+    if (!ahead.empty()) body.push_back(IfThenElseNode::make(t + 1 < n, at(ahead, t + 1)));
     for (std::int64_t q : in_queues) body.push_back(dma_wait(simplify(slot + Expr(2 * q))));
     for (std::int64_t q : out_queues)
-      body.push_back(IfThenElseNode::make(t >= Expr(std::int64_t{2}),
-                                          dma_wait(simplify(slot + Expr(2 * q)))));
+      body.push_back(
+          IfThenElseNode::make(t >= Expr(std::int64_t{2}), dma_wait(simplify(slot + Expr(2 * q)))));
     body.push_back(at(rest, t));
     std::vector<Stmt> result;
     if (!ahead.empty()) result.push_back(at(ahead, Expr(std::int64_t{0})));
@@ -219,8 +217,8 @@ class Pipeliner : public Mutator {
     std::optional<std::int64_t> size =
         buffer->shape.size() == 1 ? as_const_int(buffer->shape[0]) : std::nullopt;
     if (!size) return;  // tiling makes one-dimensional buffers of constant size
-    doubled_.emplace(buffer.get(), make_buffer(buffer->name, buffer->dtype,
-                                               {Expr(2 * *size)}, buffer->scope));
+    doubled_.emplace(buffer.get(),
+                     make_buffer(buffer->name, buffer->dtype, {Expr(2 * *size)}, buffer->scope));
   }
 
   // Allocations of doubled buffers, of the doubled size.
