@@ -10,6 +10,9 @@ namespace uma::backends {
 Status register_vanilla(Context& context);
 // ultra_trail: a 1-D CNN accelerator with its own memories (backends/ultra_trail/).
 Status register_ultra_trail(Context& context);
+// npu_sim: a parameterised systolic-array NPU with a functional and a performance model
+// (backends/npu_sim/).
+Status register_npu_sim(Context& context);
 
 #ifdef UMA_HAVE_DNNL
 // dnnl: convolutions and dense layers as oneDNN primitives (backends/dnnl/), in builds that

@@ -83,9 +83,9 @@ TirPhase tir_phase(const std::string& name) {
 
 tiling::Role role(const std::string& name) {
   for (tiling::Role r : {tiling::Role::kFeatures, tiling::Role::kWeights, tiling::Role::kBias,
-                         tiling::Role::kAccumulators})
+                         tiling::Role::kAccumulators, tiling::Role::kOutputs})
     if (tiling::role_name(r) == name) return r;
-  raise(make_error("unknown role '{}'; expected features, weights, bias or accumulators", name));
+  raise(make_error("unknown role '{}'; expected features, weights, bias, accumulators or outputs", name));
 }
 
 void declare(py::class_<BackendDeclaration>& c) {

@@ -32,8 +32,16 @@ std::string_view role_name(Role role) {
       return "bias";
     case Role::kAccumulators:
       return "accumulators";
+    case Role::kOutputs:
+      return "outputs";
   }
   return "?";
+}
+
+MemoryModel MemoryModel::without(Role role) const {
+  MemoryModel result = *this;
+  for (Memory& memory : result.memories) std::erase(memory.holds, role);
+  return result;
 }
 
 bool Memory::holds_role(Role role) const {

@@ -73,7 +73,8 @@ class Planner {
 
   Status init() {
     for (const TileOperand& operand : space_.operands()) {
-      const Memory* memory = model_.holding(operand.role);
+      const Memory* memory = operand.output ? model_.holding(Role::kOutputs) : nullptr;
+      if (memory == nullptr) memory = model_.holding(operand.role);
       if (memory == nullptr)
         return make_error("no memory holds %{}'s {}", operand.value->name(),
                           role_name(operand.role));

@@ -56,6 +56,14 @@ Tolerance BackendSpec::tolerance(DType dtype) const {
   auto it = tolerances.find(dtype);
   return it != tolerances.end() ? it->second : default_tolerance(dtype);
 }
+void Backend::keep_reductions_whole(std::string pattern) {
+  spec_.whole_reductions.insert(std::move(pattern));
+}
+void Backend::set_estimate(BackendEstimate estimate) { spec_.estimate = std::move(estimate); }
+void Backend::count_events(std::vector<std::string> events, std::vector<std::string> functions) {
+  spec_.events = std::move(events);
+  spec_.event_functions = std::move(functions);
+}
 void Backend::add_graph_pass(GraphPhase phase, std::string name, BackendGraphPass pass) {
   spec_.graph_passes.push_back({phase, std::move(name), std::move(pass)});
 }
@@ -114,6 +122,10 @@ Status check_spec(const Context& context, const BackendSpec& spec) {
     if (!entry.lower)
       return make_error("composite lowering for '{}' has no function", entry.pattern);
   }
+  for (const std::string& pattern : spec.whole_reductions)
+    if (!lowered.count(pattern))
+      return make_error("keep_reductions_whole('{}'): no composite lowering of that pattern",
+                        pattern);
   if (spec.max_immediate_elements < 0)
     return make_error("the limit on immediates is negative ({})", spec.max_immediate_elements);
   std::set<std::string, std::less<>> ops;
@@ -146,6 +158,11 @@ Status check_spec(const Context& context, const BackendSpec& spec) {
     return make_error("the host's backend declares memories; only an accelerator has them");
   if (spec.dma && spec.memories.empty())
     return make_error("it declares a DMA engine but no memory for it to fill");
+  if ((spec.estimate || !spec.events.empty()) && spec.memories.empty())
+    return make_error("it declares a performance model or events but no memory: only layers "
+                      "run in tiles are simulated");
+  if (spec.events.empty() != spec.event_functions.empty())
+    return make_error("it counts events without the functions that count them, or the reverse");
   return tiling::check_decls(spec.memories, spec.dma);
 }
 
@@ -169,9 +186,13 @@ PartitionTarget partition_target(const BackendSpec& spec, const Target& target) 
         spec.composite_lowerings.begin(), spec.composite_lowerings.end(),
         [&](const BackendCompositeLoweringEntry& entry) { return entry.pattern == pattern.name; });
     if (memories && lowered)
-      predicate = [check = std::move(predicate), memories](const Match& m) -> Status {
+      predicate = [check = std::move(predicate),
+                   fit = spec.whole_reductions.count(pattern.name)
+                             ? std::make_shared<const tiling::MemoryModel>(
+                                   memories->without(tiling::Role::kAccumulators))
+                             : memories](const Match& m) -> Status {
         if (check) UMA_TRY(check(m));
-        return tiling::check_fits(m, *memories);
+        return tiling::check_fits(m, *fit);
       };
     partition.patterns.push_back({pattern.name, pattern.pattern, std::move(predicate)});
   }

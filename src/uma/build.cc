@@ -9,6 +9,7 @@
 #include "uma/lower/lower.h"
 #include "uma/partition/partition.h"
 #include "uma/partition/report.h"
+#include "uma/sim/count_events.h"
 #include "uma/support/file.h"
 #include "uma/tiling/lower_tiled.h"
 #include "uma/tiling/passes.h"
@@ -133,13 +134,21 @@ Expected<tir::PrimFunc> apply_schedules(const BackendSpec& spec, const Target& t
 // The tiler of a target with memories: each call of a composite with a lowering planned
 // (and the plan recorded in `report`, when there is one) and lowered tile by tile.
 lower::CompositeTiler tiler(std::shared_ptr<const tiling::MemoryModel> model,
-                            PartitionReport* report) {
-  return [model, report](const lower::CompositeOperands& operands,
-                         const lower::CompositeLowering& lowering) -> Expected<tir::Stmt> {
+                            PartitionReport* report, const BoundBackend& bound) {
+  // The patterns whose calls take their reductions whole plan without accumulators.
+  auto whole_model =
+      std::make_shared<const tiling::MemoryModel>(model->without(tiling::Role::kAccumulators));
+  return [model, whole_model, whole = bound.backend->spec().whole_reductions, report,
+          estimate = bound.backend->spec().estimate, target = bound.target](
+             const lower::CompositeOperands& operands,
+             const lower::CompositeLowering& lowering) -> Expected<tir::Stmt> {
     UMA_TRY_ASSIGN(tiling::TileSpace space, tiling::TileSpace::derive(operands.composite()));
-    UMA_TRY_ASSIGN(tiling::TilePlan plan, tiling::plan_tiles(space, *model));
+    const std::string& composite = operands.composite().attrs().get_string("Composite");
+    const tiling::MemoryModel& memories =
+        whole.count(composite.substr(composite.find('.') + 1)) ? *whole_model : *model;
+    UMA_TRY_ASSIGN(tiling::TilePlan plan, tiling::plan_tiles(space, memories));
     UMA_TRY_ASSIGN(tir::Stmt lowered,
-                   tiling::lower_tiled(operands, lowering, space, plan, *model));
+                   tiling::lower_tiled(operands, lowering, space, plan, memories));
     if (report != nullptr) {
       std::string layer;
       for (const auto& node : operands.composite().nodes())
@@ -147,9 +156,16 @@ lower::CompositeTiler tiler(std::shared_ptr<const tiling::MemoryModel> model,
           layer = node->name();
           break;
         }
-      report->tiled({operands.call().function()->name(),
-                     operands.composite().attrs().get_string("Composite"), std::move(layer),
-                     std::move(plan)});
+      std::optional<sim::LayerEstimate> estimated;
+      if (estimate) {
+        Expected<sim::LayerEstimate> layer_estimate =
+            estimate(operands.composite(), plan, *target);
+        if (!layer_estimate)
+          return layer_estimate.error().with_context(fmt::format("the estimate of {}", layer));
+        estimated = std::move(*layer_estimate);
+      }
+      report->tiled({operands.call().function()->name(), composite, std::move(layer),
+                     std::move(plan), std::move(estimated)});
     }
     return lowered;
   };
@@ -191,8 +207,12 @@ Expected<TargetPipeline> target_pipeline(const BoundBackend& bound,
     if (!model.empty()) {
       pipeline.passes[0].push_back(tir::pipeline_dma_pass());
       pipeline.passes[0].push_back(tiling::lower_dma_pass(model.dma));
+      if (!spec.events.empty())
+        pipeline.passes[0].push_back(
+            sim::count_events_pass(spec.events.size(), spec.event_functions));
       pipeline.passes[2].push_back(tiling::check_memories_pass(model));
-      pipeline.tiler = tiler(std::make_shared<const tiling::MemoryModel>(std::move(model)), report);
+      pipeline.tiler =
+          tiler(std::make_shared<const tiling::MemoryModel>(std::move(model)), report, bound);
     }
   }
   for (const BackendTirPassEntry& entry : spec.tir_passes) {

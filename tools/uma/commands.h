@@ -20,6 +20,7 @@ void add_bench_command(CLI::App& app, int& exit_code);
 void add_compile_command(CLI::App& app, int& exit_code);
 void add_new_backend_command(CLI::App& app, int& exit_code);
 void add_test_backend_command(CLI::App& app, int& exit_code);
+void add_sim_command(CLI::App& app, int& exit_code);
 
 // Ends `command`'s --help with its examples (one command a line) and the exit codes.
 void add_examples(CLI::App& command, const std::vector<std::string>& examples);

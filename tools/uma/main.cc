@@ -72,6 +72,7 @@ int main(int argc, char** argv) {
   uma::tool::add_compile_command(app, exit_code);
   uma::tool::add_new_backend_command(app, exit_code);
   uma::tool::add_test_backend_command(app, exit_code);
+  uma::tool::add_sim_command(app, exit_code);
   // Errors are values throughout, but the standard library reports a few as exceptions
   // (allocation, filesystem, a plugin's or a backend's own code): never an abort.
   try {

@@ -7,11 +7,13 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <unordered_map>
 #include <vector>
 
+#include "uma/sim/estimate.h"
 #include "uma/tiling/plan.h"
 
 namespace uma {
@@ -75,6 +77,8 @@ struct TilingRecord {
   std::string composite;  // "<target>.<pattern>"
   std::string layer;      // the name of the layer's first op (its node in the model)
   tiling::TilePlan plan;
+  // The backend's performance model of the layer, when it has one (Backend::set_estimate).
+  std::optional<sim::LayerEstimate> estimate;
 };
 
 class PartitionReport {

@@ -27,9 +27,13 @@ enum class Role : std::uint8_t {
   kWeights,       // its constant weights (a convolution's filters, a dense layer's matrix)
   kBias,          // its other constants (a bias, a scale)
   kAccumulators,  // partial sums kept across a split reduction
+  // The layer's output, where a memory holds it apart from the features it reads (a systolic
+  // array's output buffer); without such a memory the output goes where features do.
+  kOutputs,
 };
-inline constexpr std::size_t kNumRoles = 4;
-std::string_view role_name(Role role);  // "features", "weights", "bias", "accumulators"
+inline constexpr std::size_t kNumRoles = 5;
+// "features", "weights", "bias", "accumulators", "outputs"
+std::string_view role_name(Role role);
 
 // A memory as a backend declares it.
 struct MemoryDecl {
@@ -86,6 +90,8 @@ struct MemoryModel {
   // The first memory that holds `role`, or null: such operands stay in host memory.
   const Memory* holding(Role role) const;
   const Memory* find(std::string_view name) const;
+  // The same memories, none holding `role`.
+  MemoryModel without(Role role) const;
 };
 
 // The largest capacity a memory may declare or be given: 1 GiB, so that byte counts of

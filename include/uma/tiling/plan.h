@@ -5,7 +5,8 @@
 // channels and spatial axes; a dense layer's rows and columns), so that its tiles are stripes
 // of time or space, slices of output channels, or both. The tiles run in nested loops, the
 // tiled axes in `order` (outermost first). Each operand's tile (its region, region.h) lives in
-// the memory that holds its role, and is moved there by DMA in the innermost loop whose axis
+// the memory that holds its role (the output's in one that holds outputs, where there is
+// one), and is moved there by DMA in the innermost loop whose axis
 // its region follows: weights that follow only the output channels are moved once per slice,
 // and once in all when the slices are one. A layer's reduction (a convolution's input
 // channels, a dense layer's inputs) is cut into chunks only where a memory holds

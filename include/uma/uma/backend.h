@@ -49,6 +49,7 @@
 #include <map>
 #include <memory>
 #include <optional>
+#include <set>
 #include <shared_mutex>
 #include <string>
 #include <string_view>
@@ -63,8 +64,10 @@
 #include "uma/pattern/pattern.h"
 #include "uma/runtime/c_compiler.h"
 #include "uma/runtime/compare.h"
+#include "uma/sim/estimate.h"
 #include "uma/tir/ir.h"
 #include "uma/tiling/memory.h"
+#include "uma/tiling/plan.h"
 #include "uma/tir/schedule.h"
 #include "uma/uma/target.h"
 
@@ -112,6 +115,10 @@ using BackendSchedule = std::function<Status(tir::Schedule&, const Target&)>;
 // right after lowering and the strategies' schedules (before the TIR_PHASE_0 passes).
 using BackendBlockSchedule =
     std::function<Status(tir::Schedule&, const tir::BlockRef&, const Target&)>;
+// What one layer the backend runs in tiles (its composite, its plan) costs, by its
+// performance model (uma/sim/estimate.h).
+using BackendEstimate = std::function<Expected<sim::LayerEstimate>(
+    const Function& composite, const tiling::TilePlan& plan, const Target&)>;
 // Prints an extern call as C, or nullopt for the default `name(args...)`.
 using BackendExternPrinter = std::function<std::optional<std::string>(
     const tir::CallNode&, const codegen::CExprPrinter&, const Target&)>;
@@ -170,6 +177,7 @@ struct BackendSpec {
   BackendTargetCheck check_target;  // may be empty
   std::vector<BackendPattern> patterns;
   std::vector<BackendCompositeLoweringEntry> composite_lowerings;
+  std::set<std::string, std::less<>> whole_reductions;  // patterns (keep_reductions_whole)
   BackendOpSupport supports_op;  // may be empty: composites only
   std::vector<BackendGraphPassEntry> graph_passes;
   std::vector<BackendStrategy> strategies;
@@ -185,6 +193,10 @@ struct BackendSpec {
   std::int64_t max_immediate_elements = kMaxImmediateElements;
   // The tolerances its results are checked by, per dtype (default_tolerance for the rest).
   std::map<DType, Tolerance> tolerances;
+  // Simulation (Backend::set_estimate, Backend::count_events).
+  BackendEstimate estimate;  // may be empty
+  std::vector<std::string> events;           // names of the counted events
+  std::vector<std::string> event_functions;  // the C functions that count them
   Tolerance tolerance(DType dtype) const;
 };
 
@@ -215,6 +227,10 @@ class Backend {
   // A pattern's composite lowered to one extern call, with operands and attributes from the
   // graph (one per pattern).
   void add_composite_lowering(std::string pattern, BackendCompositeLowering lower);
+  // With memories: the lowering of `pattern` takes a layer's reductions whole, so the core
+  // never cuts them into chunks for it, even where a memory holds accumulators (a pool's
+  // call, which cannot resume a max or an average from partial results).
+  void keep_reductions_whole(std::string pattern);
   // On-chip memories, each sized by a target attribute "<name>_kb" it creates, and the DMA
   // engine that fills them (its attributes "dma_bytes_per_cycle", "dma_setup_cycles",
   // "dma_dims"). A backend with memories gets each call of a composite with a lowering
@@ -247,6 +263,15 @@ class Backend {
   // 7. Checking: its results in `dtype` match the reference interpreter's within `tolerance`
   // (uma run --check, uma test-backend); default_tolerance(dtype) when not declared.
   void set_tolerance(DType dtype, Tolerance tolerance);
+  // 8. Simulation, for a backend with memories whose C is a model of its hardware: a
+  // performance model per tiled layer (uma sim prints it; the build report records it), and
+  // the events its functional model counts as the layer runs. Each call of one of
+  // `functions` inside a tiled layer gets, as its last argument, an int64_t* to that
+  // layer's counters, events.size() of them in the order given, in the function's load-time
+  // state (zeroed when the executor is made, summed over its runs); the estimate predicts
+  // them (sim::LayerEstimate::events) and `uma sim` checks that the two agree.
+  void set_estimate(BackendEstimate estimate);
+  void count_events(std::vector<std::string> events, std::vector<std::string> functions);
 
  private:
   BackendSpec spec_;

@@ -1,0 +1,208 @@
+// A build's simulation: estimates and counted events per layer (see uma/sim/simulation.h).
+#include "uma/sim/simulation.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <nlohmann/json.hpp>
+
+#include "uma/sim/count_events.h"
+
+namespace uma::sim {
+namespace {
+
+void add(LayerEstimate& total, const LayerEstimate& e) {
+  total.macs += e.macs;
+  total.compute_cycles += e.compute_cycles;
+  total.dma_cycles += e.dma_cycles;
+  total.stall_cycles += e.stall_cycles;
+  total.cycles += e.cycles;
+  total.roofline_cycles += e.roofline_cycles;
+  total.dram_bytes += e.dram_bytes;
+  total.compute_pj += e.compute_pj;
+  total.sram_pj += e.sram_pj;
+  total.dram_pj += e.dram_pj;
+  total.seconds += e.seconds;
+  for (const MemoryTraffic& t : e.memories) {
+    auto it = std::find_if(total.memories.begin(), total.memories.end(),
+                           [&](const MemoryTraffic& m) { return m.memory == t.memory; });
+    if (it == total.memories.end()) {
+      total.memories.push_back(t);
+    } else {
+      it->read_bytes += t.read_bytes;
+      it->write_bytes += t.write_bytes;
+    }
+  }
+}
+
+nlohmann::json figures(const LayerEstimate& e) {
+  nlohmann::json memories = nlohmann::json::array();
+  for (const MemoryTraffic& t : e.memories)
+    memories.push_back(
+        {{"memory", t.memory}, {"read_bytes", t.read_bytes}, {"write_bytes", t.write_bytes}});
+  return {{"macs", e.macs},
+          {"compute_cycles", e.compute_cycles},
+          {"dma_cycles", e.dma_cycles},
+          {"stall_cycles", e.stall_cycles},
+          {"cycles", e.cycles},
+          {"roofline_cycles", e.roofline_cycles},
+          {"bound", e.bound},
+          {"utilisation", e.utilisation},
+          {"dram_bytes", e.dram_bytes},
+          {"seconds", e.seconds},
+          {"energy_pj", e.energy_pj()},
+          {"compute_pj", e.compute_pj},
+          {"sram_pj", e.sram_pj},
+          {"dram_pj", e.dram_pj},
+          {"memories", memories}};
+}
+
+// "1.23 M" for a count that reads better short.
+std::string count(std::int64_t n) {
+  double v = static_cast<double>(n);
+  if (v >= 1e9) return fmt::format("{:.2f} G", v / 1e9);
+  if (v >= 1e6) return fmt::format("{:.2f} M", v / 1e6);
+  if (v >= 1e3) return fmt::format("{:.1f} k", v / 1e3);
+  return std::to_string(n);
+}
+
+std::string energy(double pj) {
+  if (pj >= 1e6) return fmt::format("{:.2f} uJ", pj / 1e6);
+  if (pj >= 1e3) return fmt::format("{:.2f} nJ", pj / 1e3);
+  return fmt::format("{:.1f} pJ", pj);
+}
+
+std::string row(const std::string& layer, const std::string& composite, const std::string& plan,
+                const LayerEstimate& e, const std::string& counts) {
+  return fmt::format("{:<36} {:<20} {:<28} {:>9} {:>10} {:>10} {:>10} {:>10} {:>10} {:<7} {:>5.1f}% "
+                     "{:>10} {:>10} {}\n",
+                     layer, composite, plan, count(e.macs), count(e.compute_cycles),
+                     count(e.dma_cycles), count(e.stall_cycles), count(e.cycles),
+                     count(e.roofline_cycles), e.bound, 100.0 * e.utilisation,
+                     count(e.dram_bytes), energy(e.energy_pj()), counts);
+}
+
+}  // namespace
+
+std::vector<std::string> SimLayer::disagreements() const {
+  std::vector<std::string> found;
+  if (!counted) return found;
+  for (std::size_t i = 0; i < events.size(); ++i) {
+    std::int64_t estimated = i < estimate.events.size() ? estimate.events[i] : 0;
+    std::int64_t ran = i < counted->size() ? (*counted)[i] : 0;
+    if (estimated != ran)
+      found.push_back(fmt::format("{}: counted {}, estimated {}", events[i], ran, estimated));
+  }
+  return found;
+}
+
+LayerEstimate Simulation::total() const {
+  LayerEstimate total;
+  std::int64_t pes_cycles = 0;
+  for (const SimLayer& layer : layers) {
+    add(total, layer.estimate);
+    if (layer.estimate.utilisation > 0)
+      pes_cycles += static_cast<std::int64_t>(static_cast<double>(layer.estimate.macs) /
+                                              layer.estimate.utilisation);
+  }
+  total.utilisation = pes_cycles > 0 ? static_cast<double>(total.macs) / pes_cycles : 0.0;
+  total.bound = "";
+  return total;
+}
+
+std::vector<std::string> Simulation::disagreements() const {
+  std::vector<std::string> found;
+  for (const SimLayer& layer : layers)
+    for (const std::string& d : layer.disagreements()) found.push_back(layer.layer + ": " + d);
+  return found;
+}
+
+Expected<Simulation> simulate(const PartitionReport& report,
+                              const std::map<std::string, std::vector<std::string>>& events,
+                              const runtime::Executor* executor) {
+  Simulation simulation;
+  std::map<std::string, std::size_t> layers_of;  // per function, the layers seen
+  for (const TilingRecord& record : report.tilings()) {
+    std::size_t layer = layers_of[record.function]++;
+    if (!record.estimate) continue;
+    SimLayer sim;
+    sim.target = record.composite.substr(0, record.composite.find('.'));
+    sim.function = record.function;
+    sim.composite = record.composite;
+    sim.layer = record.layer;
+    sim.plan = record.plan.summary();
+    sim.estimate = *record.estimate;
+    if (auto it = events.find(sim.target); it != events.end()) sim.events = it->second;
+    if (executor != nullptr && !sim.events.empty()) {
+      sim.counted = counted_events(*executor, record.function, layer, sim.events.size());
+      if (!sim.counted)
+        return make_error("layer '{}' of @{}: the run kept no counters of its events", record.layer,
+                          record.function);
+    }
+    simulation.layers.push_back(std::move(sim));
+  }
+  for (const NodeRecord& node : report.records())
+    if (node.target.empty()) {
+      ++simulation.host_nodes;
+      simulation.host_macs += node.macs;
+    }
+  return simulation;
+}
+
+std::string to_table(const Simulation& simulation) {
+  std::string out = fmt::format(
+      "{:<36} {:<20} {:<28} {:>9} {:>10} {:>10} {:>10} {:>10} {:>10} {:<7} {:>6} {:>10} {:>10} "
+      "{}\n",
+      "layer", "composite", "tiles", "MACs", "compute", "DMA", "stall", "cycles", "roofline",
+      "bound", "util", "DRAM B", "energy", "events");
+  for (const SimLayer& layer : simulation.layers) {
+    std::string counts = !layer.counted ? "not run"
+                         : layer.disagreements().empty()
+                             ? "agree"
+                             : fmt::format("{} differ", layer.disagreements().size());
+    out += row(layer.layer, layer.composite, layer.plan, layer.estimate, counts);
+  }
+  LayerEstimate total = simulation.total();
+  out += row("total", fmt::format("{} layer(s)", simulation.layers.size()), "", total, "");
+  double seconds = total.seconds;
+  out += fmt::format(
+      "accelerator: {} cycles = {:.3f} ms at its clock; {:.1f}% of the cycles stalled on DMA; "
+      "{} of energy ({} compute, {} on-chip memories, {} host memory)\n",
+      count(total.cycles), seconds * 1e3,
+      total.cycles ? 100.0 * static_cast<double>(total.stall_cycles) / total.cycles : 0.0,
+      energy(total.energy_pj()), energy(total.compute_pj), energy(total.sram_pj),
+      energy(total.dram_pj));
+  std::int64_t all = total.macs + simulation.host_macs;
+  out += fmt::format("host: {} node(s) not simulated, {} MACs ({:.1f}% of the model's)\n",
+                     simulation.host_nodes, count(simulation.host_macs),
+                     all ? 100.0 * static_cast<double>(simulation.host_macs) / all : 0.0);
+  return out;
+}
+
+std::string to_json(const Simulation& simulation) {
+  nlohmann::json layers = nlohmann::json::array();
+  for (const SimLayer& layer : simulation.layers) {
+    nlohmann::json j = figures(layer.estimate);
+    j["target"] = layer.target;
+    j["function"] = layer.function;
+    j["composite"] = layer.composite;
+    j["layer"] = layer.layer;
+    j["plan"] = layer.plan;
+    nlohmann::json estimated = nlohmann::json::object(), counted = nlohmann::json::object();
+    for (std::size_t i = 0; i < layer.events.size(); ++i) {
+      estimated[layer.events[i]] = i < layer.estimate.events.size() ? layer.estimate.events[i] : 0;
+      if (layer.counted) counted[layer.events[i]] = (*layer.counted)[i];
+    }
+    j["events"] = estimated;
+    if (layer.counted) j["counted"] = counted;
+    layers.push_back(std::move(j));
+  }
+  nlohmann::json total = figures(simulation.total());
+  total.erase("bound");
+  nlohmann::json out = {{"layers", layers},
+                        {"total", total},
+                        {"host", {{"nodes", simulation.host_nodes}, {"macs", simulation.host_macs}}}};
+  return out.dump(2) + "\n";
+}
+
+}  // namespace uma::sim
