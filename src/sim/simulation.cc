@@ -72,14 +72,42 @@ std::string energy(double pj) {
   return fmt::format("{:.1f} pJ", pj);
 }
 
-std::string row(const std::string& layer, const std::string& composite, const std::string& plan,
-                const LayerEstimate& e, const std::string& counts) {
-  return fmt::format("{:<36} {:<20} {:<28} {:>9} {:>10} {:>10} {:>10} {:>10} {:>10} {:<7} {:>5.1f}% "
-                     "{:>10} {:>10} {}\n",
-                     layer, composite, plan, count(e.macs), count(e.compute_cycles),
-                     count(e.dma_cycles), count(e.stall_cycles), count(e.cycles),
-                     count(e.roofline_cycles), e.bound, 100.0 * e.utilisation,
-                     count(e.dram_bytes), energy(e.energy_pj()), counts);
+std::vector<std::string> row(const std::string& layer, const std::string& composite,
+                             const std::string& plan, const LayerEstimate& e,
+                             const std::string& counts) {
+  return {layer,
+          composite,
+          plan,
+          count(e.macs),
+          count(e.compute_cycles),
+          count(e.dma_cycles),
+          count(e.stall_cycles),
+          count(e.cycles),
+          count(e.roofline_cycles),
+          e.bound,
+          fmt::format("{:.1f}%", 100.0 * e.utilisation),
+          count(e.dram_bytes),
+          energy(e.energy_pj()),
+          counts};
+}
+
+// Columns as wide as their widest cell: the first three and the last two left-aligned.
+std::string columns(const std::vector<std::vector<std::string>>& rows) {
+  std::vector<std::size_t> width(rows.front().size(), 0);
+  for (const auto& r : rows)
+    for (std::size_t c = 0; c < r.size(); ++c) width[c] = std::max(width[c], r[c].size());
+  std::string out;
+  for (const auto& r : rows) {
+    std::string line;
+    for (std::size_t c = 0; c < r.size(); ++c) {
+      bool left = c < 3 || c == 9 || c == r.size() - 1;
+      line += (c ? "  " : "") +
+              (left ? fmt::format("{:<{}}", r[c], width[c]) : fmt::format("{:>{}}", r[c], width[c]));
+    }
+    while (!line.empty() && line.back() == ' ') line.pop_back();
+    out += line + "\n";
+  }
+  return out;
 }
 
 }  // namespace
@@ -150,20 +178,19 @@ Expected<Simulation> simulate(const PartitionReport& report,
 }
 
 std::string to_table(const Simulation& simulation) {
-  std::string out = fmt::format(
-      "{:<36} {:<20} {:<28} {:>9} {:>10} {:>10} {:>10} {:>10} {:>10} {:<7} {:>6} {:>10} {:>10} "
-      "{}\n",
-      "layer", "composite", "tiles", "MACs", "compute", "DMA", "stall", "cycles", "roofline",
-      "bound", "util", "DRAM B", "energy", "events");
+  std::vector<std::vector<std::string>> rows = {{"layer", "composite", "tiles", "MACs", "compute",
+                                                 "DMA", "stall", "cycles", "roofline", "bound",
+                                                 "util", "DRAM B", "energy", "events"}};
   for (const SimLayer& layer : simulation.layers) {
     std::string counts = !layer.counted ? "not run"
                          : layer.disagreements().empty()
                              ? "agree"
                              : fmt::format("{} differ", layer.disagreements().size());
-    out += row(layer.layer, layer.composite, layer.plan, layer.estimate, counts);
+    rows.push_back(row(layer.layer, layer.composite, layer.plan, layer.estimate, counts));
   }
   LayerEstimate total = simulation.total();
-  out += row("total", fmt::format("{} layer(s)", simulation.layers.size()), "", total, "");
+  rows.push_back(row("total", fmt::format("{} layer(s)", simulation.layers.size()), "", total, ""));
+  std::string out = columns(rows);
   double seconds = total.seconds;
   out += fmt::format(
       "accelerator: {} cycles = {:.3f} ms at its clock; {:.1f}% of the cycles stalled on DMA; "

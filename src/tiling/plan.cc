@@ -265,9 +265,9 @@ class Planner {
   std::map<std::pair<std::size_t, std::int64_t>, AxisTiles> cache_;
 };
 
-// What a plan costs: the DMA engine's busy time in bytes, every byte moved plus each move's
-// setup (its cycles at the engine's rate).
-std::int64_t cost(const TilePlan& plan, const DmaEngine& dma) {
+// What a plan costs without a backend's model: the DMA engine's busy time in bytes, every byte
+// moved plus each move's setup (its cycles at the engine's rate).
+std::int64_t dma_cost(const TilePlan& plan, const DmaEngine& dma) {
   std::int64_t moves = 0;
   for (const OperandPlan& operand : plan.operands) moves += operand.moves;
   return plan.traffic() + moves * dma.setup_cycles * dma.bytes_per_cycle;
@@ -277,7 +277,7 @@ std::int64_t cost(const TilePlan& plan, const DmaEngine& dma) {
 // of all axes but one (see plan.h): the remaining axis gets the largest size that fits, found
 // by bisection (a memory's use grows with every size).
 std::optional<TilePlan> search(Planner& planner, const std::vector<std::size_t>& axes, bool dbl,
-                               const DmaEngine& dma) {
+                               const PlanCost& cost) {
   const auto& sizes = planner.sizes();
   if (axes.empty()) {
     Shape whole;
@@ -293,6 +293,7 @@ std::optional<TilePlan> search(Planner& planner, const std::vector<std::size_t>&
   for (std::size_t a : axes)
     if (a != free) others.push_back(a);
   std::optional<TilePlan> best;
+  std::int64_t best_cost = 0;
   // The output's axes in every order, the reductions innermost: the partial sums stay in
   // their memory while the chunks go by.
   std::vector<std::size_t> order, reductions;
@@ -318,7 +319,11 @@ std::optional<TilePlan> search(Planner& planner, const std::vector<std::size_t>&
       if (lo < sizes[free].size()) {
         tile[free] = sizes[free][lo];
         TilePlan plan = planner.evaluate(tile, full, dbl);
-        if (!best || cost(plan, dma) < cost(*best, dma)) best = std::move(plan);
+        std::int64_t plan_cost = cost(plan);
+        if (!best || plan_cost < best_cost) {
+          best = std::move(plan);
+          best_cost = plan_cost;
+        }
       }
       std::size_t k = 0;
       for (; k < others.size(); ++k) {
@@ -360,7 +365,8 @@ std::string TilePlan::summary() const {
                      tiles == 1 ? "" : "s", chunked, double_buffered ? "double" : "single");
 }
 
-Expected<TilePlan> plan_tiles(const TileSpace& space, const MemoryModel& model) {
+Expected<TilePlan> plan_tiles(const TileSpace& space, const MemoryModel& model,
+                              const PlanCost& cost) {
   Planner planner(space, model);
   UMA_TRY(planner.init());
   std::vector<std::size_t> axes;
@@ -370,7 +376,8 @@ Expected<TilePlan> plan_tiles(const TileSpace& space, const MemoryModel& model) 
   // An engine that stalls the array while it moves gains nothing from a second buffer.
   for (bool dbl : {true, false}) {
     if (dbl && !model.dma.overlaps_compute) continue;
-    best = search(planner, axes, dbl, model.dma);
+    best = search(planner, axes, dbl,
+                  cost ? cost : PlanCost([&](const TilePlan& plan) { return dma_cost(plan, model.dma); }));
     if (best) break;
   }
   if (!best) {

@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <chrono>
 #include <iterator>
+#include <limits>
 #include <set>
 
 #include "uma/lower/lower.h"
@@ -146,7 +147,14 @@ lower::CompositeTiler tiler(std::shared_ptr<const tiling::MemoryModel> model,
     const std::string& composite = operands.composite().attrs().get_string("Composite");
     const tiling::MemoryModel& memories =
         whole.count(composite.substr(composite.find('.') + 1)) ? *whole_model : *model;
-    UMA_TRY_ASSIGN(tiling::TilePlan plan, tiling::plan_tiles(space, memories));
+    // With a performance model, the plan the layer runs fastest in.
+    tiling::PlanCost cost;
+    if (estimate)
+      cost = [&](const tiling::TilePlan& candidate) {
+        Expected<sim::LayerEstimate> e = estimate(operands.composite(), candidate, *target);
+        return e ? e->cycles : std::numeric_limits<std::int64_t>::max();
+      };
+    UMA_TRY_ASSIGN(tiling::TilePlan plan, tiling::plan_tiles(space, memories, cost));
     UMA_TRY_ASSIGN(tir::Stmt lowered,
                    tiling::lower_tiled(operands, lowering, space, plan, memories));
     if (report != nullptr) {

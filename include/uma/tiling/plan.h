@@ -33,6 +33,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -86,10 +87,17 @@ struct TilePlan {
   std::string summary() const;
 };
 
-// The plan for `space` in `model`'s memories, with the numbers of every move. An error when
-// an operand's role has no memory, or when even the smallest tile, single buffered, does not
-// fit: "needs 35840 bytes of fmem at its smallest tile (1x1x1), has 8192".
-Expected<TilePlan> plan_tiles(const TileSpace& space, const MemoryModel& model);
+// What a plan costs, lower is better: a backend's performance model of the layer (its cycles,
+// Backend::set_estimate), given a candidate whose transfers are not counted yet (0: each move
+// is at least one).
+using PlanCost = std::function<std::int64_t(const TilePlan&)>;
+
+// The plan for `space` in `model`'s memories, with the numbers of every move: of the plans
+// that fit, the cheapest by `cost` when one is given, else by the DMA engine's busy time. An
+// error when an operand's role has no memory, or when even the smallest tile, single
+// buffered, does not fit: "needs 35840 bytes of fmem at its smallest tile (1x1x1), has 8192".
+Expected<TilePlan> plan_tiles(const TileSpace& space, const MemoryModel& model,
+                              const PlanCost& cost = {});
 
 // The plan with the given sizes (one per TileSpace axis: the output's, then the reductions')
 // and order (the axes of more than one tile), its numbers counted as plan_tiles counts them;
