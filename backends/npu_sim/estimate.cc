@@ -194,6 +194,7 @@ Expected<sim::LayerEstimate> estimate(const Function& composite, const tiling::T
   std::int64_t memory_bound = ceil_div(e.dram_bytes, d.dma_bytes_per_cycle);
   e.roofline_cycles = std::max(work.ideal, memory_bound);
   e.bound = work.ideal >= memory_bound ? "compute" : "memory";
+  e.pes = d.rows * d.cols;
   e.utilisation = e.cycles == 0 ? 0.0
                                 : static_cast<double>(e.macs) /
                                       (static_cast<double>(e.cycles) * d.rows * d.cols);

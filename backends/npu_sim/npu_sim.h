@@ -88,7 +88,8 @@ PatternPtr matmul_pattern();
 PatternPtr pool2d_pattern();       // nn.max_pool2d, nn.avg_pool2d
 PatternPtr global_pool_pattern();  // nn.global_max_pool, nn.global_avg_pool of 4-D data
 // What the array cannot run, as the reason: data other than f32, a bias that is not one value
-// per output channel, a pool with ceil_mode or dilation, a matmul that is not 2-D.
+// per output channel, a pool with ceil_mode or dilation, a dense layer or matmul that is not
+// 2-D.
 Status check_layer(const Match& match, const Target& target);
 
 // A tile as one call of the model (kernels/npu_sim.c): npu_conv for the products, npu_pool

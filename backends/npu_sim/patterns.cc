@@ -61,9 +61,9 @@ Status check_layer(const Match& match, const Target& target) {
   if (op.starts_with("nn.global_") && layer->operand(0)->tensor_type().rank() != 4)
     return make_error("{} of {}-D data; npu_sim pools 2-D planes", op,
                       layer->operand(0)->tensor_type().rank());
-  if (op == "nn.matmul" && (layer->operand(0)->tensor_type().rank() != 2 ||
-                            layer->operand(1)->tensor_type().rank() != 2))
-    return make_error("nn.matmul of {}-D by {}-D; npu_sim multiplies 2-D matrices",
+  if ((op == "nn.matmul" || op == "nn.dense") && (layer->operand(0)->tensor_type().rank() != 2 ||
+                                                  layer->operand(1)->tensor_type().rank() != 2))
+    return make_error("{} of {}-D by {}-D; npu_sim multiplies 2-D matrices", op,
                       layer->operand(0)->tensor_type().rank(),
                       layer->operand(1)->tensor_type().rank());
   // The channels are axis 1 of every layer's output (a dense layer's units, a matmul's columns).

@@ -47,6 +47,7 @@ nlohmann::json figures(const LayerEstimate& e) {
           {"cycles", e.cycles},
           {"roofline_cycles", e.roofline_cycles},
           {"bound", e.bound},
+          {"pes", e.pes},
           {"utilisation", e.utilisation},
           {"dram_bytes", e.dram_bytes},
           {"seconds", e.seconds},
@@ -57,13 +58,20 @@ nlohmann::json figures(const LayerEstimate& e) {
           {"memories", memories}};
 }
 
-// "1.23 M" for a count that reads better short.
+// A count with its thousands apart, "1,234,567": exact, and readable at a glance.
 std::string count(std::int64_t n) {
-  double v = static_cast<double>(n);
-  if (v >= 1e9) return fmt::format("{:.2f} G", v / 1e9);
-  if (v >= 1e6) return fmt::format("{:.2f} M", v / 1e6);
-  if (v >= 1e3) return fmt::format("{:.1f} k", v / 1e3);
-  return std::to_string(n);
+  std::string digits = std::to_string(n < 0 ? -n : n), out;
+  for (std::size_t i = 0; i < digits.size(); ++i) {
+    if (i > 0 && (digits.size() - i) % 3 == 0) out += ',';
+    out += digits[i];
+  }
+  return n < 0 ? "-" + out : out;
+}
+
+std::string duration(double seconds) {
+  if (seconds >= 1) return fmt::format("{:.3f} s", seconds);
+  if (seconds >= 1e-3) return fmt::format("{:.3f} ms", seconds * 1e3);
+  return fmt::format("{:.3f} us", seconds * 1e6);
 }
 
 std::string energy(double pj) {
@@ -126,14 +134,12 @@ std::vector<std::string> SimLayer::disagreements() const {
 
 LayerEstimate Simulation::total() const {
   LayerEstimate total;
-  std::int64_t pes_cycles = 0;
+  double pe_cycles = 0;  // each layer's cycles times its array's PEs
   for (const SimLayer& layer : layers) {
     add(total, layer.estimate);
-    if (layer.estimate.utilisation > 0)
-      pes_cycles += static_cast<std::int64_t>(static_cast<double>(layer.estimate.macs) /
-                                              layer.estimate.utilisation);
+    pe_cycles += static_cast<double>(layer.estimate.cycles) * static_cast<double>(layer.estimate.pes);
   }
-  total.utilisation = pes_cycles > 0 ? static_cast<double>(total.macs) / pes_cycles : 0.0;
+  total.utilisation = pe_cycles > 0 ? static_cast<double>(total.macs) / pe_cycles : 0.0;
   total.bound = "";
   return total;
 }
@@ -193,9 +199,9 @@ std::string to_table(const Simulation& simulation) {
   std::string out = columns(rows);
   double seconds = total.seconds;
   out += fmt::format(
-      "accelerator: {} cycles = {:.3f} ms at its clock; {:.1f}% of the cycles stalled on DMA; "
+      "accelerator: {} cycles = {} at its clock; {:.1f}% of the cycles stalled on DMA; "
       "{} of energy ({} compute, {} on-chip memories, {} host memory)\n",
-      count(total.cycles), seconds * 1e3,
+      count(total.cycles), duration(seconds),
       total.cycles ? 100.0 * static_cast<double>(total.stall_cycles) / total.cycles : 0.0,
       energy(total.energy_pj()), energy(total.compute_pj), energy(total.sram_pj),
       energy(total.dram_pj));

@@ -32,6 +32,7 @@ struct LayerEstimate {
   // bytes / bytes per cycle). `cycles` never falls below it.
   std::int64_t roofline_cycles = 0;
   std::string bound;         // "compute" or "memory": the larger term of the roofline
+  std::int64_t pes = 0;      // the MACs the array does per cycle at its peak
   double utilisation = 0;    // MACs / (cycles x PEs)
   std::int64_t dram_bytes = 0;
   std::vector<MemoryTraffic> memories;  // the accelerator's, in declaration order, then "dram"

@@ -48,7 +48,7 @@ Expected<Simulation> simulate(const PartitionReport& report,
 // then the totals and the host's share.
 std::string to_table(const Simulation& simulation);
 // {"layers": [{"target", "function", "composite", "layer", "plan", "macs", "compute_cycles",
-// "dma_cycles", "stall_cycles", "cycles", "roofline_cycles", "bound", "utilisation",
+// "dma_cycles", "stall_cycles", "cycles", "roofline_cycles", "bound", "pes", "utilisation",
 // "dram_bytes", "seconds", "energy_pj", "compute_pj", "sram_pj", "dram_pj", "memories":
 // [{"memory", "read_bytes", "write_bytes"}], "events": {name: estimated}, "counted": {name:
 // counted} (when run)}], "total": {the same figures}, "host": {"nodes", "macs"}}.
