@@ -14,7 +14,6 @@
 #include "context_setup.h"
 #include "model_io.h"
 #include "uma/op/cost.h"
-#include "uma/runtime/interpreter.h"
 #include "uma/uma/profile.h"
 
 namespace uma::tool {
@@ -74,13 +73,9 @@ Expected<int> bench(const BenchOptions& options) {
   Context context;
   UMA_TRY(prepare_context(context, options.plugins));
   UMA_TRY_ASSIGN(auto module, load_model(context, options.model, options.import));
-  const Function* main = module->find_function("main");
-  if (main == nullptr)
-    return make_error("{}: the module has no function @main to run", options.model);
-  std::vector<TensorPtr> inputs = random_inputs(*main, options.seed);
-  if (inputs.size() != main->num_params())
-    return make_error("{}: @main takes tuples, which uma bench cannot make", options.model);
-  std::int64_t macs = model_macs(*main);
+  UMA_TRY_ASSIGN(std::vector<TensorPtr> inputs,
+                 random_main_inputs(*module, options.model, options.seed, "bench"));
+  std::int64_t macs = model_macs(*module->find_function("main"));
 
   UMA_TRY_ASSIGN(build::HostBuild built, compile_model(*module, options.compile));
   UMA_TRY_ASSIGN(LoadedProgram loaded, load_program(built));

@@ -8,6 +8,7 @@
 #include "uma/frontend/onnx/tensor_proto.h"
 #include "uma/graph/parser.h"
 #include "uma/graph/verifier.h"
+#include "uma/runtime/interpreter.h"
 #include "uma/runtime/npy.h"
 #include "uma/support/file.h"
 
@@ -95,6 +96,16 @@ Expected<std::unique_ptr<Module>> load_model(
   }
   UMA_TRY(verify(*module));
   return module;
+}
+
+Expected<std::vector<TensorPtr>> random_main_inputs(const Module& module, const std::string& path,
+                                                    std::uint64_t seed, std::string_view command) {
+  const Function* main = module.find_function("main");
+  if (main == nullptr) return make_error("{}: the module has no function @main to run", path);
+  std::vector<TensorPtr> inputs = random_inputs(*main, seed);
+  if (inputs.size() != main->num_params())
+    return make_error("{}: @main takes tuples, which uma {} cannot make", path, command);
+  return inputs;
 }
 
 Expected<std::shared_ptr<Tensor>> read_tensor_file(const std::string& path) {

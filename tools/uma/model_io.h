@@ -30,6 +30,11 @@ Expected<std::unique_ptr<Module>> load_model(
     Context& context, const std::string& path, const ImportArgs& args,
     const std::map<std::string, TensorPtr, std::less<>>& run_inputs = {});
 
+// Random inputs (from `seed`) for @main of a module loaded from `path`, for `command` to run
+// it: errors name the file when there is no @main or it takes tuples.
+Expected<std::vector<TensorPtr>> random_main_inputs(const Module& module, const std::string& path,
+                                                    std::uint64_t seed, std::string_view command);
+
 // Reads a tensor from a .npy file or a .pb file (a serialized ONNX TensorProto).
 Expected<std::shared_ptr<Tensor>> read_tensor_file(const std::string& path);
 

@@ -13,7 +13,6 @@
 #include "compile.h"
 #include "context_setup.h"
 #include "model_io.h"
-#include "uma/runtime/interpreter.h"
 #include "uma/sim/scalesim.h"
 #include "uma/sim/simulation.h"
 #include "uma/support/file.h"
@@ -75,12 +74,8 @@ Expected<int> simulate(const SimOptions& options) {
   Context context;
   UMA_TRY(prepare_context(context, options.plugins));
   UMA_TRY_ASSIGN(auto module, load_model(context, options.model, options.import));
-  const Function* main = module->find_function("main");
-  if (main == nullptr)
-    return make_error("{}: the module has no function @main to run", options.model);
-  std::vector<TensorPtr> inputs = random_inputs(*main, options.seed);
-  if (inputs.size() != main->num_params())
-    return make_error("{}: @main takes tuples, which uma sim cannot make", options.model);
+  UMA_TRY_ASSIGN(std::vector<TensorPtr> inputs,
+                 random_main_inputs(*module, options.model, options.seed, "sim"));
 
   PartitionReport report;
   UMA_TRY_ASSIGN(build::HostBuild built, build_model(*module, options.compile, report));
