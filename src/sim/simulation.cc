@@ -75,6 +75,7 @@ std::string duration(double seconds) {
 }
 
 std::string energy(double pj) {
+  if (pj >= 1e9) return fmt::format("{:.2f} mJ", pj / 1e9);
   if (pj >= 1e6) return fmt::format("{:.2f} uJ", pj / 1e6);
   if (pj >= 1e3) return fmt::format("{:.2f} nJ", pj / 1e3);
   return fmt::format("{:.1f} pJ", pj);
