@@ -11,7 +11,7 @@
 // next tile overlap the compute of this one: the layer takes the longer of the two, plus one
 // tile's worth of the shorter to fill and drain the pipeline; single buffered, their sum.
 #include <algorithm>
-#include <cmath>
+#include <array>
 
 #include "backends/npu_sim/npu_sim.h"
 

@@ -61,11 +61,14 @@ Geometry geometry(const Node& layer) {
   return g;
 }
 
+bool is_layer(const Node& node) {
+  return !node.is_op("constant") && !node.is_op("add") && !node.is_op("nn.relu") &&
+         !node.is_op("clip");
+}
+
 const Node* layer_of(const Function& composite) {
   for (const auto& node : composite.nodes())
-    if (!node->is_op("constant") && !node->is_op("add") && !node->is_op("nn.relu") &&
-        !node->is_op("clip"))
-      return node.get();
+    if (is_layer(*node)) return node.get();
   return nullptr;
 }
 

@@ -19,7 +19,6 @@
 // input channels).
 #pragma once
 
-#include <array>
 #include <cstdint>
 #include <string_view>
 
@@ -75,7 +74,9 @@ struct Geometry {
                pad_bottom = 0, pad_right = 0, dilation_h = 1, dilation_w = 1, groups = 1,
                weight_kn = 0;
 };
-// The layer of a composite (its node other than the bias add and activation), or null.
+// Whether a node of a match is its layer: not a constant, the bias add or the activation.
+bool is_layer(const Node& node);
+// The layer of a composite, or null.
 const Node* layer_of(const Function& composite);
 Geometry geometry(const Node& layer);
 

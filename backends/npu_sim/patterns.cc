@@ -1,6 +1,8 @@
 // npu_sim's patterns and their predicate (see npu_sim.h).
 #include <fmt/format.h>
 
+#include <algorithm>
+
 #include "backends/npu_sim/npu_sim.h"
 #include "uma/graph/ir.h"
 #include "uma/op/shape_util.h"
@@ -20,13 +22,6 @@ PatternPtr product(std::string_view op) {
   });
 }
 
-const Node* anchor(const Match& match) {
-  for (const Node* node : match.nodes)
-    if (!node->is_op("add") && !node->is_op("nn.relu") && !node->is_op("clip") &&
-        !node->is_op("constant"))
-      return node;
-  return nullptr;
-}
 
 }  // namespace
 
@@ -43,8 +38,10 @@ PatternPtr global_pool_pattern() {
 
 Status check_layer(const Match& match, const Target& target) {
   UMA_TRY(check_target(target));
-  const Node* layer = anchor(match);
-  if (layer == nullptr) return make_error("the match has no layer");
+  auto found = std::find_if(match.nodes.begin(), match.nodes.end(),
+                            [](const Node* node) { return is_layer(*node); });
+  if (found == match.nodes.end()) return make_error("the match has no layer");
+  const Node* layer = *found;
   for (const Node* node : match.nodes)
     for (const Value* value : node->operands())
       if (DType dtype = value->tensor_type().dtype; dtype != DType::f32)
