@@ -4,10 +4,18 @@
 namespace uma::backends {
 namespace {
 
-Status check_threads(const Target& target) {
+// Far above any machine's, far below where the roofline's arithmetic loses precision.
+constexpr std::int64_t kMaxPeak = std::int64_t{1} << 30;
+
+Status check_target(const Target& target) {
   UMA_TRY_ASSIGN(std::int64_t threads, target.get_int("threads"));
   if (threads < 1 || threads > 1024)
     return make_error("threads must be in [1, 1024], not {}", threads);
+  for (const char* attr : {"peak_gflops", "memory_gbps"}) {
+    UMA_TRY_ASSIGN(std::int64_t value, target.get_int(attr));
+    if (value < 0 || value > kMaxPeak)
+      return make_error("{} must be in [0, {}] (0: measured), not {}", attr, kMaxPeak, value);
+  }
   return Status::success();
 }
 
@@ -16,7 +24,9 @@ class Cpu : public Backend {
   Cpu() : Backend(std::string(kHostTargetKind)) {
     declare_host();
     add_int_attr("threads", 1, "threads of the generated code (OpenMP above 1)");
-    set_target_check(check_threads);
+    add_int_attr("peak_gflops", 0, "FP32 GFLOP/s of the host's roofline (0: measured)");
+    add_int_attr("memory_gbps", 0, "memory GB/s of the host's roofline (0: measured)");
+    set_target_check(check_target);
     add_graph_pass(GraphPhase::kPostPartitioning0, "pack-weights", pack_weights);
     add_graph_pass(GraphPhase::kPostPartitioning0, "layout-nchwc", layout_nchwc);
     for (const char* block : {"conv2d_nchw", "conv2d_nchwc", "depthwise_conv2d_nchwc"})
@@ -28,6 +38,7 @@ class Cpu : public Backend {
           "instance_norm_mean", "instance_norm_variance"})
       add_schedule(block, schedule_reduction);
     add_tir_pass(TirPhase::k0, "contract-fma", contract_fma);
+    set_cost(host_cost);
   }
 };
 

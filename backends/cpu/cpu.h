@@ -8,12 +8,21 @@
 namespace uma::backends {
 
 // The host's backend (DESIGN.md, "The host is a backend too"), declared through the same
-// Backend class as any accelerator's: the kind "c" with its attribute `threads` (int, 1,
-// checked to lie in [1, 1024]: the threads of the generated code, OpenMP above 1). Its
+// Backend class as any accelerator's: the kind "c" with its attributes `threads` (int, 1,
+// checked to lie in [1, 1024]: the threads of the generated code, OpenMP above 1),
+// `peak_gflops` and `memory_gbps` (int, 0: measured; its roofline's, see host_cost). Its
 // functions are the host's, those no other backend takes; they keep lowering's reference
 // computes, scheduled where it has a schedule for the block (a 2-D convolution whose
 // weight its graph pass packed). Every Context registers it (uma/uma/context.h).
 std::unique_ptr<Backend> make_cpu_backend();
+
+// The host's cost of a composite, its backend's BackendCost: the roofline max(2 MACs / peak
+// FLOP/s, bytes / memory bandwidth), where the MACs are its ops' (uma/op/cost.h) and the bytes
+// those of its inputs, constants and outputs. The peak and the bandwidth are the target's
+// peak_gflops and memory_gbps; where 0, this machine's, measured for the target's CPU and
+// threads with the C compiler builds use by default and kept in its cache folder
+// (runtime::machine_peak): measured only when a cost is asked for (`--partition=cost`).
+Expected<CompositeCost> host_cost(const Function& composite, const Target& target);
 
 // The f32 lanes of the target CPU's vectors: 16 with AVX-512, 8 with AVX2, else 4. "native"
 // (or no mcpu) is this machine; `mattr` (+avx512f, -avx2, ...) overrides the CPU's.

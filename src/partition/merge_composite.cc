@@ -45,13 +45,12 @@
 #include "match_filter.h"
 #include "target_list.h"
 #include "uma/graph/rewriter.h"
+#include "uma/partition/composite.h"
 #include "uma/partition/report.h"
 #include "uma/uma/context.h"
 
 namespace uma {
 namespace {
-
-constexpr std::string_view kPartitionedFromPatternAttr = "PartitionedFromPattern";
 
 // Nodes no pattern takes: calls are composites, outlined regions or other functions, and a
 // node with uma.target belongs to a target already.
@@ -269,25 +268,10 @@ class FunctionMerger {
   // Replaces the match by a call of a new composite; the call's result.
   Expected<Value*> replace(const Match& m, const PatternEntry& entry) {
     Module& module = *function_.module();
-    std::string ops;
     std::vector<Node*> replaced, constants;
-    for (Node* node : m.nodes) {
-      if (node->is_op("constant")) {
-        constants.push_back(node);
-        continue;
-      }
-      ops += node->op_name() + "_";
-      replaced.push_back(node);
-    }
+    for (Node* node : m.nodes) (node->is_op("constant") ? constants : replaced).push_back(node);
     UMA_TRY_ASSIGN(Function * composite, module.add_function(fresh_name(module, entry.composite)));
-    composite->mutable_attrs().set(std::string(kCompositeAttr), entry.composite);
-    composite->mutable_attrs().set(std::string(kPartitionedFromPatternAttr), ops);
-    ValueMap mapping;
-    for (Value* input : m.inputs)
-      mapping[input] = composite->add_param(input->type(), input->name());
-    Rewriter inside(*composite);
-    inside.clone(m.nodes, mapping);
-    composite->set_outputs({mapping.at(m.root)});
+    copy_match(m, *composite, entry.composite);
 
     Node* root = m.root->producer();
     Rewriter rewriter(function_);

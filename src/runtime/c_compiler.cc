@@ -106,25 +106,6 @@ std::string file_stem(const std::string& name) {
   return stem.empty() ? "source" : stem;
 }
 
-// A temporary name next to `path`, unique in this process and across processes.
-std::string temporary_path(const std::string& path) {
-  static std::atomic<std::uint64_t> counter{0};
-  return fmt::format("{}.tmp-{}-{}", path, getpid(), counter++);
-}
-
-// Writes through a temporary file and a rename, so no reader sees a half-written file.
-Status write_atomically(const std::string& path, std::string_view contents) {
-  std::string temporary = temporary_path(path);
-  UMA_TRY(write_file(temporary, contents));
-  std::error_code error;
-  fs::rename(temporary, path, error);
-  if (error) {
-    fs::remove(temporary, error);
-    return make_error("{}: cannot write: {}", path, error.message());
-  }
-  return Status::success();
-}
-
 // The digest file of a cache entry: the SHA-256 of the entry's bytes, written after it.
 std::string digest_path(const std::string& entry) { return entry + ".sha256"; }
 

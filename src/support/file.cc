@@ -8,8 +8,10 @@
 
 #include <fmt/format.h>
 
+#include <atomic>
 #include <cerrno>
 #include <cstring>
+#include <filesystem>
 #include <fstream>
 #include <iostream>
 #include <sstream>
@@ -90,6 +92,23 @@ Status write_file(const std::string& path, std::string_view contents) {
   out << contents;
   out.close();
   if (!out) return make_error("{}: cannot write: {}", path, std::strerror(errno));
+  return Status::success();
+}
+
+std::string temporary_path(const std::string& path) {
+  static std::atomic<std::uint64_t> counter{0};
+  return fmt::format("{}.tmp-{}-{}", path, getpid(), counter++);
+}
+
+Status write_atomically(const std::string& path, std::string_view contents) {
+  std::string temporary = temporary_path(path);
+  UMA_TRY(write_file(temporary, contents));
+  std::error_code error;
+  std::filesystem::rename(temporary, path, error);
+  if (error) {
+    std::filesystem::remove(temporary, error);
+    return make_error("{}: cannot write: {}", path, error.message());
+  }
   return Status::success();
 }
 

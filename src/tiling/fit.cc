@@ -6,7 +6,7 @@
 #include <unordered_map>
 
 #include "uma/graph/builder.h"
-#include "uma/graph/rewriter.h"
+#include "uma/partition/composite.h"
 #include "uma/tiling/lower_tiled.h"
 #include "uma/tiling/plan.h"
 #include "uma/tiling/region.h"
@@ -17,12 +17,7 @@ Status check_fits(const Match& match, const MemoryModel& model) {
   if (match.root == nullptr || match.nodes.empty()) return make_error("the match is empty");
   Module module(match.root->function()->module()->context(), "fit");
   UMA_TRY_ASSIGN(Function * composite, module.add_function("layer"));
-  // The composite merge-composite would make of the match.
-  ValueMap map;
-  for (const Value* input : match.inputs)
-    map[input] = composite->add_param(input->type(), input->name());
-  Rewriter(*composite).clone(match.nodes, map);
-  composite->set_outputs({map.at(match.root)});
+  copy_match(match, *composite);
 
   UMA_TRY_ASSIGN(TileSpace space, TileSpace::derive(*composite));
   UMA_TRY_ASSIGN(TilePlan plan, plan_tiles(space, model));

@@ -7,6 +7,7 @@
 
 #include "uma/tiling/fit.h"
 #include "uma/uma/context.h"
+#include "uma/uma/partition_policy.h"
 
 namespace uma {
 
@@ -49,6 +50,7 @@ void Backend::set_dma(tiling::DmaDecl dma) { spec_.dma = std::move(dma); }
 void Backend::set_max_immediate_elements(std::int64_t count) {
   spec_.max_immediate_elements = count;
 }
+void Backend::set_cost(BackendCost cost) { spec_.cost = std::move(cost); }
 void Backend::set_tolerance(DType dtype, Tolerance tolerance) {
   spec_.tolerances[dtype] = tolerance;
 }
@@ -154,6 +156,9 @@ Status check_spec(const Context& context, const BackendSpec& spec) {
     if (pass.name.empty() || !pass.run)
       return make_error("a loop-IR pass at TIR_PHASE_{} has no name or no function",
                         static_cast<int>(pass.phase));
+  for (const TargetAttrDef& attr : spec.attrs)
+    if (!spec.host && attr.name == kNoFallbackAttr)
+      return make_error("attribute '{}' is every accelerator's: the core declares it", attr.name);
   if (spec.host && !spec.memories.empty())
     return make_error("the host's backend declares memories; only an accelerator has them");
   if (spec.dma && spec.memories.empty())
@@ -172,27 +177,43 @@ Expected<tiling::MemoryModel> memory_model(const BackendSpec& spec, const Target
   return tiling::resolve(spec.memories, spec.dma, target);
 }
 
-PartitionTarget partition_target(const BackendSpec& spec, const Target& target) {
+PartitionTarget partition_target(const BackendSpec& spec, const Target& target,
+                                 std::shared_ptr<const CostPolicy> costs) {
   PartitionTarget partition{spec.target_name, {}, {}};
   // With memories, a composite that the backend lowers is offloaded only if its tiles fit.
   std::shared_ptr<const tiling::MemoryModel> memories;
   if (Expected<tiling::MemoryModel> model = memory_model(spec, target); model && !model->empty())
     memories = std::make_shared<const tiling::MemoryModel>(std::move(*model));
+  if (!spec.cost) costs = nullptr;
   for (const BackendPattern& pattern : spec.patterns) {
-    std::function<Status(const Match&)> predicate;
+    // The checks in order: the backend's predicate, the fit, the cost; the first to refuse
+    // gives the reason.
+    std::vector<std::function<Status(const Match&)>> checks;
     if (pattern.predicate)
-      predicate = [check = pattern.predicate, target](const Match& m) { return check(m, target); };
+      checks.push_back(
+          [check = pattern.predicate, target](const Match& m) { return check(m, target); });
     bool lowered = std::any_of(
         spec.composite_lowerings.begin(), spec.composite_lowerings.end(),
         [&](const BackendCompositeLoweringEntry& entry) { return entry.pattern == pattern.name; });
-    if (memories && lowered)
-      predicate = [check = std::move(predicate),
-                   fit = spec.whole_reductions.count(pattern.name)
-                             ? std::make_shared<const tiling::MemoryModel>(
-                                   memories->without(tiling::Role::kAccumulators))
-                             : memories](const Match& m) -> Status {
-        if (check) UMA_TRY(check(m));
-        return tiling::check_fits(m, *fit);
+    if (memories && lowered) {
+      std::shared_ptr<const tiling::MemoryModel> fit =
+          spec.whole_reductions.count(pattern.name)
+              ? std::make_shared<const tiling::MemoryModel>(
+                    memories->without(tiling::Role::kAccumulators))
+              : memories;
+      checks.push_back([fit](const Match& m) { return tiling::check_fits(m, *fit); });
+    }
+    if (costs)
+      checks.push_back([costs, cost = spec.cost, target,
+                        composite = spec.target_name + "." + pattern.name](const Match& m) {
+        return costs->check(m, composite, cost, target);
+      });
+    std::function<Status(const Match&)> predicate;
+    if (checks.size() == 1) predicate = std::move(checks.front());
+    if (checks.size() > 1)
+      predicate = [checks = std::move(checks)](const Match& m) -> Status {
+        for (const auto& check : checks) UMA_TRY(check(m));
+        return Status::success();
       };
     partition.patterns.push_back({pattern.name, pattern.pattern, std::move(predicate)});
   }
@@ -251,6 +272,8 @@ Status register_backend(Context& context, std::unique_ptr<Backend> backend) {
   std::vector<TargetAttrDef> attrs = spec.attrs;
   for (TargetAttrDef& attr : tiling::memory_attrs(spec.memories, spec.dma))
     attrs.push_back(std::move(attr));
+  if (!spec.host)
+    for (TargetAttrDef& attr : accelerator_attrs()) attrs.push_back(std::move(attr));
   if (Status added = context.target_kinds().add({spec.target_name, std::move(attrs), spec.host});
       !added)
     return fail(added.error());

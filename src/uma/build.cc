@@ -64,6 +64,18 @@ Expected<std::vector<BoundBackend>> bind_backends(const Context& context,
   return bound;
 }
 
+// The targets that may not leave a node their patterns match on the host: all of them with
+// BuildOptions::no_fallback, else those whose no_fallback is set.
+Expected<std::vector<std::string>> strict_targets(const std::vector<BoundBackend>& partitioned,
+                                                  const BuildOptions& options) {
+  std::vector<std::string> strict;
+  for (const BoundBackend& bound : partitioned) {
+    UMA_TRY_ASSIGN(bool no_fallback, bound.target->get_bool(kNoFallbackAttr));
+    if (no_fallback || options.no_fallback) strict.push_back(bound.target->name());
+  }
+  return strict;
+}
+
 // Each backend's passes of `phase`, in the order of the targets (the host's last), then of
 // registration.
 Status run_graph_phase(Module& module, const std::vector<BoundBackend>& backends, GraphPhase phase,
@@ -254,6 +266,19 @@ Expected<TargetPipeline> target_pipeline(const BoundBackend& bound,
 
 }  // namespace
 
+Expected<runtime::CCompilerOptions> host_compiler_options(const Target& host,
+                                                          runtime::CCompilerOptions compiler) {
+  UMA_TRY_ASSIGN(std::string mcpu, host.get_string("mcpu"));
+  UMA_TRY_ASSIGN(std::string mattr, host.get_string("mattr"));
+  if (!mcpu.empty()) compiler.cpu = mcpu;
+  for (std::size_t begin = 0; begin < mattr.size();) {
+    std::size_t end = std::min(mattr.find(',', begin), mattr.size());
+    if (end > begin) compiler.features.push_back(mattr.substr(begin, end - begin));
+    begin = end + 1;
+  }
+  return compiler;
+}
+
 Expected<BuildTargets> parse_targets(const Context& context,
                                      const std::vector<std::string>& texts) {
   std::vector<Target> backends;
@@ -297,26 +322,43 @@ Status partition_for_targets(Module& module, const BuildTargets& targets,
   std::vector<BoundBackend> partitioned;
   std::copy_if(backends.begin(), backends.end(), std::back_inserter(partitioned),
                [](const BoundBackend& bound) { return !bound.backend->spec().host; });
-  if (options.report != nullptr) {
+  UMA_TRY_ASSIGN(std::vector<std::string> strict, strict_targets(partitioned, options));
+  // The strict check reads the report: a build that asked for none gets one of its own.
+  PartitionReport own_report;
+  PartitionReport* report = options.report;
+  if (report == nullptr && !strict.empty()) report = &own_report;
+  if (report != nullptr) {
     std::vector<std::string> names;
     for (const BoundBackend& bound : partitioned) names.push_back(bound.target->name());
-    options.report->begin(module, std::move(names));
+    report->begin(module, std::move(names));
   }
   if (!partitioned.empty()) {
+    std::shared_ptr<const CostPolicy> costs;
+    if (options.partition == PartitionPolicy::kCost) {
+      const BackendSpec& host = backends.back().backend->spec();
+      if (!host.cost)
+        return make_error(
+            "the cost policy compares each target's cost with the host's, but the host's "
+            "backend '{}' declares no cost",
+            host.target_name);
+      costs = std::make_shared<const CostPolicy>(host.cost, targets.host);
+    }
     PartitionOptions partition_options{.merge_regions = options.merge_regions,
                                        .bind_constants = options.bind_constants,
                                        .min_region_size = options.min_region_size,
                                        .host_regions = options.host_regions,
-                                       .report = options.report};
+                                       .report = report};
     for (const BoundBackend& bound : partitioned) {
       partition_options.targets.push_back(bound.target->name());
       partition_options.resolved.push_back(std::make_shared<const PartitionTarget>(
-          partition_target(bound.backend->spec(), *bound.target)));
+          partition_target(bound.backend->spec(), *bound.target, costs)));
     }
     PassManager partition = create_partition_pipeline(partition_options, options.passes);
     UMA_TRY_ASSIGN(bool changed, partition.run(module));
     (void)changed;
+    if (costs) UMA_TRY(costs->failure());
   }
+  if (!strict.empty()) UMA_TRY(check_no_fallback(*report, strict));
   return run_graph_phase(module, backends, GraphPhase::kPostPartitioning0, options.passes);
 }
 
@@ -337,15 +379,7 @@ Expected<HostBuild> build(Module& module, const BuildTargets& targets,
                                    .emit_c = options.emit_c,
                                    .functions_per_file = options.functions_per_file,
                                    .compile = options.compile};
-  // The host target's CPU (default: this machine's) and features become compiler flags.
-  UMA_TRY_ASSIGN(std::string mcpu, targets.host.get_string("mcpu"));
-  UMA_TRY_ASSIGN(std::string mattr, targets.host.get_string("mattr"));
-  if (!mcpu.empty()) program_options.compiler.cpu = mcpu;
-  for (std::size_t begin = 0; begin < mattr.size();) {
-    std::size_t end = std::min(mattr.find(',', begin), mattr.size());
-    if (end > begin) program_options.compiler.features.push_back(mattr.substr(begin, end - begin));
-    begin = end + 1;
-  }
+  UMA_TRY_ASSIGN(program_options.compiler, host_compiler_options(targets.host, options.compiler));
   // The host's pipeline first: its C files come first.
   std::rotate(backends.begin(), backends.end() - 1, backends.end());
   std::vector<std::unique_ptr<lower::ComputeRegistry>> overrides(backends.size());

@@ -4,8 +4,9 @@
 
 #include <fmt/format.h>
 
-#include "uma/tir/functor.h"
+#include "uma/op/cost.h"
 #include "uma/op/shape_util.h"
+#include "uma/tir/functor.h"
 #include "uma/tir/state.h"
 #include "uma/uma/backend.h"
 
@@ -230,6 +231,49 @@ Expected<tir::PrimFunc> add_dma_counters(const tir::PrimFunc& func, const Target
   return result;
 }
 
+// ---- Cost ----
+
+// Its target's array and clock must be positive: they divide.
+Status check_target(const Target& target) {
+  for (const char* attr : {"macs_per_cycle", "clock_mhz"}) {
+    UMA_TRY_ASSIGN(std::int64_t value, target.get_int(attr));
+    if (value < 1) return make_error("{} must be at least 1, not {}", attr, value);
+  }
+  return Status::success();
+}
+
+std::int64_t ceil_div(std::int64_t a, std::int64_t b) { return (a + b - 1) / b; }
+
+// A call's time: each cycle, the array does macs_per_cycle multiply-accumulates (or computes
+// as many elements of an op without products); the DMA engine moves each operand in (and the
+// output out) in one transfer of dma_setup_cycles plus its bytes at dma_bytes_per_cycle,
+// not overlapped with compute.
+Expected<CompositeCost> estimate(const Function& composite, const Target& target) {
+  UMA_TRY_ASSIGN(std::int64_t lanes, target.get_int("macs_per_cycle"));
+  UMA_TRY_ASSIGN(std::int64_t mhz, target.get_int("clock_mhz"));
+  UMA_TRY_ASSIGN(std::int64_t rate, target.get_int("dma_bytes_per_cycle"));
+  UMA_TRY_ASSIGN(std::int64_t setup, target.get_int("dma_setup_cycles"));
+  std::int64_t work = 0, transfer = 0;
+  auto move = [&](const Value& value) {
+    transfer += setup + ceil_div(value.tensor_type().num_bytes(), rate);
+  };
+  for (std::size_t i = 0; i < composite.num_params(); ++i) move(*composite.param(i));
+  for (const auto& node : composite.nodes()) {
+    if (node->is_op("constant")) {
+      move(*node->result());
+      continue;
+    }
+    std::int64_t macs = own_cost(*node).macs;
+    work += macs > 0 ? macs : node->result()->tensor_type().num_elements();
+  }
+  move(*composite.outputs()[0]);
+  double cycle = 1e-6 / static_cast<double>(mhz);
+  double transfer_seconds = static_cast<double>(transfer) * cycle;
+  return CompositeCost{
+      .seconds = static_cast<double>(ceil_div(work, lanes)) * cycle + transfer_seconds,
+      .transfer_seconds = transfer_seconds};
+}
+
 class TestNpu : public Backend {
  public:
   TestNpu() : Backend(std::string(kTestNpu)) {
@@ -245,6 +289,9 @@ class TestNpu : public Backend {
                 .holds = {Role::kWeights, Role::kBias},
                 .help = "weight and bias memory, KiB"});
     set_dma({.start_function = std::string(kDmaStart), .wait_function = "npu_dma_wait"});
+    add_int_attr("macs_per_cycle", 256, "multiply-accumulates of the array per cycle (its cost)");
+    add_int_attr("clock_mhz", 1000, "clock (its cost)");
+    set_target_check(check_target);
     // 2. Patterns, each lowered to one kernel call per tile.
     add_pattern("conv2d", product_chain("nn.conv2d"), check_conv2d);
     add_composite_lowering("conv2d", lower_conv2d);
@@ -264,6 +311,8 @@ class TestNpu : public Backend {
     // 6. Codegen: the functional model.
     add_c_source("test_npu", backends::uma_embedded_test_npu_c);
     set_extern_status(true);
+    // 7. Cost: the array's and the DMA engine's cycles at the clock.
+    set_cost(estimate);
   }
 };
 

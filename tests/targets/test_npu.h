@@ -13,6 +13,12 @@
 //   avg_pool2d nn.avg_pool2d (padding, strides, ceil_mode, count_include_pad)
 //   add        add of two tensors of the result's shape, optional relu
 //
+// Its cost (for --partition=cost): a call takes ceil(work / macs_per_cycle) cycles of the
+// array (work: the MACs of its ops, or the elements of an op without products) plus, for
+// each input, constant and the output, one DMA transfer of dma_setup_cycles and its bytes at
+// dma_bytes_per_cycle, at clock_mhz (attributes macs_per_cycle, default 256, and clock_mhz,
+// default 1000, checked to be positive).
+//
 // Its kernels sum each output as the reference interpreter does, so tiling never changes a
 // result. Its DMA engine counts the bytes and transfers it moves into each function's
 // load-time state (two i64 at offset 0), which a test reads from the executor.

@@ -66,7 +66,7 @@ TEST(PluginTest, BadPluginsAreClearErrors) {
   Context context;
   EXPECT_EQ(load_error(context, plugin("old_version")),
             "plugin '" + plugin("old_version") +
-                "': built for plugin API version 6; this uma loads version 5");
+                "': built for plugin API version 7; this uma loads version 6");
   EXPECT_EQ(load_error(context, plugin("throwing")),
             "plugin '" + plugin("throwing") +
                 "': its registration threw an exception: the driver is not installed");

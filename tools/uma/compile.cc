@@ -91,6 +91,7 @@ void add_compile_options(CLI::App& command, CompileOptions& options) {
   add_target_option(command, options.targets,
                     "Compile for this target: a backend's (\"vanilla --dimension=8\") or the "
                     "host's (\"c --threads=2\"); the host runs what no backend takes");
+  add_policy_options(command, options.policy);
   add_report_options(command, options.report, "With --target: the partition report");
 }
 
@@ -122,6 +123,8 @@ Expected<build::HostBuild> build_model(Module& module, const CompileOptions& opt
                                      "{} --threads={}", kHostTargetKind, options.threads)));
   }
   build::BuildOptions build_options{.host_regions = options.host_regions,
+                                    .partition = options.policy.partition,
+                                    .no_fallback = options.policy.no_fallback,
                                     .report = &report,
                                     .passes = passes,
                                     .emit_c = options.emit_c,

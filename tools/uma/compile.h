@@ -10,6 +10,7 @@
 
 #include <CLI/CLI.hpp>
 
+#include "policy_option.h"
 #include "report_output.h"
 #include "uma/runtime/executor.h"
 #include "uma/uma/build.h"
@@ -25,13 +26,14 @@ struct CompileOptions {
   bool timing = false;
   std::string emit_c;
   ReportOutput report{.format = "none"};
+  PolicyOptions policy;
   // The backends' regions to keep on the host, by the names of their functions (not an
   // option: uma run --bisect sets it).
   std::vector<std::string> host_regions;
 };
 
-// Adds --threads, --cflags, --cache-dir, --target (or --targets) and the report's options to
-// `command`.
+// Adds --threads, --cflags, --cache-dir, --target (or --targets), the partition policy's and
+// the report's options to `command`.
 void add_compile_options(CLI::App& command, CompileOptions& options);
 
 // Builds @main for the targets (the host alone when none is given), printing nothing but

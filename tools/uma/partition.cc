@@ -9,6 +9,7 @@
 #include "commands.h"
 #include "context_setup.h"
 #include "model_io.h"
+#include "policy_option.h"
 #include "python_plugin.h"
 #include "report_output.h"
 #include "target_option.h"
@@ -34,6 +35,7 @@ struct PartitionCommandOptions {
   std::string output;
   bool elide_data = false;
   ReportOutput report{.format = "table"};
+  PolicyOptions policy;
   bool check = false;
   std::uint64_t seed = 0;
   std::vector<std::string> plugins;
@@ -57,6 +59,10 @@ Status partition_module(Module& module, const PartitionCommandOptions& options,
     if (module.context().backends().find(names.back()) != nullptr) ++backends;
   }
   if (backends == 0) {
+    if (!options.policy.is_default())
+      return make_error(
+          "--partition=cost and --no-fallback need backends' targets, which declare costs and "
+          "attributes; partition targets have neither");
     report.begin(module, names);
     PartitionOptions partition_options{.targets = options.targets,
                                        .merge_regions = options.merge_regions,
@@ -74,6 +80,8 @@ Status partition_module(Module& module, const PartitionCommandOptions& options,
   build::BuildOptions build_options{.merge_regions = options.merge_regions,
                                     .bind_constants = options.bind_constants,
                                     .min_region_size = options.min_region_size,
+                                    .partition = options.policy.partition,
+                                    .no_fallback = options.policy.no_fallback,
                                     .report = &report};
   UMA_TRY(build::partition_for_targets(module, targets, build_options));
   return python_callback_failure();
@@ -152,6 +160,7 @@ void add_partition_command(CLI::App& app, int& exit_code) {
                   "them as arguments (false)");
   cmd->add_option("--min-region-size", options->min_region_size,
                   "Regions with fewer nodes go back to the host");
+  add_policy_options(*cmd, options->policy);
   add_import_options(*cmd, options->import);
   cmd->add_option("-o,--output", options->output,
                   "Write the partitioned module there as graph IR text ('-' for standard output)");

@@ -55,7 +55,7 @@ TEST_F(VanillaTargetTest, UnknownAttribute) {
   EXPECT_EQ(error_of("vanilla --dimensions=4"),
             "target 'vanilla --dimensions=4': target kind 'vanilla' has no attribute "
             "'dimensions' (it has: dimension, sram_kb, dma_bytes_per_cycle, dma_setup_cycles, "
-            "dma_dims, keys, device, model, tag, mcpu, mattr, libs)");
+            "dma_dims, no_fallback, keys, device, model, tag, mcpu, mattr, libs)");
 }
 
 TEST_F(VanillaTargetTest, WrongType) {

@@ -62,5 +62,11 @@ class MappedFile {
 Expected<MappedFile> map_file(const RegularFile& file, const std::string& path);
 // Writes a file, or standard output when `path` is "-".
 Status write_file(const std::string& path, std::string_view contents);
+// A temporary name next to `path`, unique in this process and across processes: for a file
+// that is renamed to `path` once written whole.
+std::string temporary_path(const std::string& path);
+// Writes through a temporary file and a rename, so that no reader (of this process or
+// another) sees a half-written file.
+Status write_atomically(const std::string& path, std::string_view contents);
 
 }  // namespace uma

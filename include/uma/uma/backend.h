@@ -19,7 +19,8 @@
 //   };
 //   UMA_TRY(uma::register_backend(context, std::make_unique<MyNpu>()));
 //
-// register_backend creates the target kind "my_npu" (with the attributes), the partition
+// register_backend creates the target kind "my_npu" (with the attributes, and those every
+// accelerator's kind has: `no_fallback`, uma/uma/partition_policy.h), the partition
 // target "my_npu" (composites "my_npu.conv2d", in registration order = priority), and keeps
 // the rest for the build driver (uma/uma/build.h), which runs each pass and hook with the
 // build's target of this kind: the attributes a user set ("my_npu --dimension=32") are
@@ -74,6 +75,7 @@
 namespace uma {
 
 class Context;
+class CostPolicy;
 
 // Where a backend's graph pass runs (DESIGN.md, "Phase semantics").
 enum class GraphPhase : std::uint8_t {
@@ -119,6 +121,17 @@ using BackendBlockSchedule =
 // performance model (uma/sim/estimate.h).
 using BackendEstimate = std::function<Expected<sim::LayerEstimate>(
     const Function& composite, const tiling::TilePlan& plan, const Target&)>;
+// What one call of a composite costs on a target, as its backend estimates it.
+struct CompositeCost {
+  double seconds = 0;           // one call, moving its data included
+  double transfer_seconds = 0;  // the part of `seconds` that moving data in and out costs
+};
+// A backend's estimate for a composite of its own (a Function as merge-composite makes it:
+// attribute Composite = "<target>.<pattern>", the match's inputs its parameters) on `target`;
+// the host's backend estimates what the same ops cost on the host. The partitioner's cost
+// policy compares the two (uma/uma/partition_policy.h).
+using BackendCost =
+    std::function<Expected<CompositeCost>(const Function& composite, const Target& target)>;
 // Prints an extern call as C, or nullopt for the default `name(args...)`.
 using BackendExternPrinter = std::function<std::optional<std::string>(
     const tir::CallNode&, const codegen::CExprPrinter&, const Target&)>;
@@ -191,6 +204,8 @@ struct BackendSpec {
   // Constants of at most this many elements are written into the code of the target's
   // functions as immediates; larger ones are buffers (lower::LowerOptions).
   std::int64_t max_immediate_elements = kMaxImmediateElements;
+  // What a composite costs on the target; may be empty (see Backend::set_cost).
+  BackendCost cost;
   // The tolerances its results are checked by, per dtype (default_tolerance for the rest).
   std::map<DType, Tolerance> tolerances;
   // Simulation (Backend::set_estimate, Backend::count_events).
@@ -260,10 +275,16 @@ class Backend {
   void set_declare_externs(bool declare);
   // Extern calls return a status, 0 for success; the generated function returns a failure.
   void set_extern_status(bool returns_status);
-  // 7. Checking: its results in `dtype` match the reference interpreter's within `tolerance`
+  // 7. Cost: what a call of a composite costs on the target, moving its data included. With
+  // `--partition=cost`, the partitioner keeps on the host each match that costs more here
+  // than the host's backend says it costs there; a target without a cost is offloaded
+  // whatever it costs. The host's backend gives the host's cost (backends/cpu/: a roofline
+  // of the machine's measured peak).
+  void set_cost(BackendCost cost);
+  // 8. Checking: its results in `dtype` match the reference interpreter's within `tolerance`
   // (uma run --check, uma test-backend); default_tolerance(dtype) when not declared.
   void set_tolerance(DType dtype, Tolerance tolerance);
-  // 8. Simulation, for a backend with memories whose C is a model of its hardware: a
+  // 9. Simulation, for a backend with memories whose C is a model of its hardware: a
   // performance model per tiled layer (uma sim prints it; the build report records it), and
   // the events its functional model counts as the layer runs. Each call of one of
   // `functions` inside a tiled layer gets, as its last argument, an int64_t* to that
@@ -291,8 +312,12 @@ class BackendRegistry {
   std::map<std::string, std::shared_ptr<const Backend>, std::less<>> backends_;
 };
 
-// The backend's patterns as a partition target whose predicates see `target`.
-PartitionTarget partition_target(const BackendSpec& spec, const Target& target);
+// The backend's patterns as a partition target whose predicates see `target`. A match its
+// predicate accepts is offloaded only if its tiles fit the target's memories (when it has
+// memories and a lowering for the pattern) and, with `costs` (the cost policy of a build)
+// and a cost of the backend, if it costs no more offloaded than on the host.
+PartitionTarget partition_target(const BackendSpec& spec, const Target& target,
+                                 std::shared_ptr<const CostPolicy> costs = nullptr);
 // The memories and DMA engine of `target`, a target of the backend (tiling::resolve).
 Expected<tiling::MemoryModel> memory_model(const BackendSpec& spec, const Target& target);
 
@@ -303,11 +328,11 @@ lower::CompositeLowerings composite_lowerings(const BackendSpec& spec, const Tar
 // Wires a backend into `context`: its target kind, its partition target and the backend
 // itself (a host's backend gets no partition target). Errors (and registers nothing) when
 // the declarations are inconsistent: a kind or partition target of that name exists, an
-// attribute is invalid or shadows a standard one, two patterns or two strategies share a
-// name or op, two schedules a block name, a composite lowering names no pattern of the
-// backend or a pattern lowered already, the immediates' limit is negative, a strategy's op
-// is not an op of the context, a strategy, schedule or pass lacks its function, a host's
-// backend declares patterns, or the context has a host's backend already.
+// attribute is invalid, shadows a standard one or an accelerator's (no_fallback), two patterns or
+// two strategies share a name or op, two schedules a block name, a composite lowering names no
+// pattern of the backend or a pattern lowered already, the immediates' limit is negative, a
+// strategy's op is not an op of the context, a strategy, schedule or pass lacks its function, a
+// host's backend declares patterns, or the context has a host's backend already.
 Status register_backend(Context& context, std::unique_ptr<Backend> backend);
 
 }  // namespace uma

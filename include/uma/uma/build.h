@@ -7,7 +7,9 @@
 //   none is named); each checked by its backend (the host's threads in [1, 1024])
 //   PRE_PARTITIONING      each backend's passes, in the order of the targets, the host's last
 //   partition             merge-composite → annotate-target → merge-compiler-regions →
-//                         partition-graph, for all the backend targets at once
+//                         partition-graph, for all the backend targets at once, under the
+//                         policy (greedy, or cost: the host's backend's cost against each
+//                         target's); then the strict targets' check (no_fallback)
 //   POST_PARTITIONING_0   each backend's passes
 //   fuse-ops              the host's remaining ops grouped into fused functions (once)
 //   POST_PARTITIONING_1   each backend's passes
@@ -25,6 +27,7 @@
 
 #include "uma/graph/ir.h"
 #include "uma/uma/build_stages.h"
+#include "uma/uma/partition_policy.h"
 #include "uma/uma/target.h"
 
 namespace uma {
@@ -44,12 +47,23 @@ struct BuildTargets {
 // targets.
 Expected<BuildTargets> parse_targets(const Context& context, const std::vector<std::string>& texts);
 
+// The compiler's options for the host target's code: `compiler` with the target's CPU
+// (mcpu, when set; else the compiler's, this machine's by default) and features (mattr,
+// comma-separated: "+avx2,-avx512f").
+Expected<runtime::CCompilerOptions> host_compiler_options(const Target& host,
+                                                          runtime::CCompilerOptions compiler = {});
+
 struct BuildOptions {
   // Partitioning (see PartitionOptions).
   bool merge_regions = true;
   bool bind_constants = true;
   std::int64_t min_region_size = 0;
   std::vector<std::string> host_regions;
+  // What of the matches the predicates accept is offloaded: all of them (greedy), or those
+  // that cost no more than on the host (cost); and whether every accelerator target is
+  // strict, as if its no_fallback were set (uma/uma/partition_policy.h).
+  PartitionPolicy partition = PartitionPolicy::kGreedy;
+  bool no_fallback = false;
   // Where partitioning records its decisions, when not null (begun anew for the targets).
   PartitionReport* report = nullptr;
   // Verification, --print-after and timing of graph and loop-IR passes, backends' too.

@@ -32,7 +32,7 @@ namespace uma {
 
 class Context;
 
-inline constexpr std::uint32_t kPluginApiVersion = 5;
+inline constexpr std::uint32_t kPluginApiVersion = 6;
 inline constexpr const char* kPluginEntryPoint = "uma_plugin_entry";
 inline constexpr const char* kPluginVersionSymbol = "uma_plugin_api_version";
 
