@@ -7,6 +7,7 @@
 
 #include "uma/tiling/fit.h"
 #include "uma/uma/context.h"
+#include "uma/uma/layer_plan.h"
 #include "uma/uma/partition_policy.h"
 
 namespace uma {
@@ -184,7 +185,10 @@ PartitionTarget partition_target(const BackendSpec& spec, const Target& target,
   std::shared_ptr<const tiling::MemoryModel> memories;
   if (Expected<tiling::MemoryModel> model = memory_model(spec, target); model && !model->empty())
     memories = std::make_shared<const tiling::MemoryModel>(std::move(*model));
-  if (!spec.cost) costs = nullptr;
+  // A backend with a performance model and no cost of its own is costed by its model.
+  BackendCost cost = spec.cost;
+  if (!cost && spec.estimate && memories) cost = estimated_cost(spec, *memories);
+  if (!cost) costs = nullptr;
   for (const BackendPattern& pattern : spec.patterns) {
     // The checks in order: the backend's predicate, the fit, the cost; the first to refuse
     // gives the reason.
@@ -196,15 +200,12 @@ PartitionTarget partition_target(const BackendSpec& spec, const Target& target,
         spec.composite_lowerings.begin(), spec.composite_lowerings.end(),
         [&](const BackendCompositeLoweringEntry& entry) { return entry.pattern == pattern.name; });
     if (memories && lowered) {
-      std::shared_ptr<const tiling::MemoryModel> fit =
-          spec.whole_reductions.count(pattern.name)
-              ? std::make_shared<const tiling::MemoryModel>(
-                    memories->without(tiling::Role::kAccumulators))
-              : memories;
+      auto fit = std::make_shared<const tiling::MemoryModel>(
+          planning_memories(spec, *memories, spec.target_name + "." + pattern.name));
       checks.push_back([fit](const Match& m) { return tiling::check_fits(m, *fit); });
     }
     if (costs)
-      checks.push_back([costs, cost = spec.cost, target,
+      checks.push_back([costs, cost, target,
                         composite = spec.target_name + "." + pattern.name](const Match& m) {
         return costs->check(m, composite, cost, target);
       });

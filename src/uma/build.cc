@@ -4,7 +4,6 @@
 #include <algorithm>
 #include <chrono>
 #include <iterator>
-#include <limits>
 #include <set>
 
 #include "uma/lower/lower.h"
@@ -19,6 +18,7 @@
 #include "uma/tir/passes.h"
 #include "uma/uma/backend.h"
 #include "uma/uma/context.h"
+#include "uma/uma/layer_plan.h"
 
 namespace uma::build {
 namespace {
@@ -148,25 +148,14 @@ Expected<tir::PrimFunc> apply_schedules(const BackendSpec& spec, const Target& t
 // (and the plan recorded in `report`, when there is one) and lowered tile by tile.
 lower::CompositeTiler tiler(std::shared_ptr<const tiling::MemoryModel> model,
                             PartitionReport* report, const BoundBackend& bound) {
-  // The patterns whose calls take their reductions whole plan without accumulators.
-  auto whole_model =
-      std::make_shared<const tiling::MemoryModel>(model->without(tiling::Role::kAccumulators));
-  return [model, whole_model, whole = bound.backend->spec().whole_reductions, report,
-          estimate = bound.backend->spec().estimate, target = bound.target](
+  return [model, report, &spec = bound.backend->spec(), target = bound.target](
              const lower::CompositeOperands& operands,
              const lower::CompositeLowering& lowering) -> Expected<tir::Stmt> {
     UMA_TRY_ASSIGN(tiling::TileSpace space, tiling::TileSpace::derive(operands.composite()));
     const std::string& composite = operands.composite().attrs().get_string("Composite");
-    const tiling::MemoryModel& memories =
-        whole.count(composite.substr(composite.find('.') + 1)) ? *whole_model : *model;
-    // With a performance model, the plan the layer runs fastest in.
-    tiling::PlanCost cost;
-    if (estimate)
-      cost = [&](const tiling::TilePlan& candidate) {
-        Expected<sim::LayerEstimate> e = estimate(operands.composite(), candidate, *target);
-        return e ? e->cycles : std::numeric_limits<std::int64_t>::max();
-      };
-    UMA_TRY_ASSIGN(tiling::TilePlan plan, tiling::plan_tiles(space, memories, cost));
+    tiling::MemoryModel memories = planning_memories(spec, *model, composite);
+    UMA_TRY_ASSIGN(tiling::TilePlan plan,
+                   plan_layer(spec, *target, memories, operands.composite(), space));
     UMA_TRY_ASSIGN(tir::Stmt lowered,
                    tiling::lower_tiled(operands, lowering, space, plan, memories));
     if (report != nullptr) {
@@ -177,9 +166,9 @@ lower::CompositeTiler tiler(std::shared_ptr<const tiling::MemoryModel> model,
           break;
         }
       std::optional<sim::LayerEstimate> estimated;
-      if (estimate) {
+      if (spec.estimate) {
         Expected<sim::LayerEstimate> layer_estimate =
-            estimate(operands.composite(), plan, *target);
+            spec.estimate(operands.composite(), plan, *target);
         if (!layer_estimate)
           return layer_estimate.error().with_context(fmt::format("the estimate of {}", layer));
         estimated = std::move(*layer_estimate);
