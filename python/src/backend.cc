@@ -30,6 +30,7 @@ class PythonBackend final : public Backend {
   using Backend::add_schedule;
   using Backend::add_string_attr;
   using Backend::add_tir_pass;
+  using Backend::keep_reductions_whole;
   using Backend::set_declare_externs;
   using Backend::set_dma;
   using Backend::set_extern_printer;
@@ -155,6 +156,13 @@ void declare(py::class_<BackendDeclaration>& c) {
                 });
           },
           "lower(call, target) returns the uma.ExternCall one call of the composite becomes")
+      .def(
+          "keep_reductions_whole",
+          [](D& d, std::string pattern) { d.backend().keep_reductions_whole(std::move(pattern)); },
+          py::arg("pattern"),
+          "with memories: the lowering of `pattern` takes a layer's reductions whole (a pool, "
+          "which cannot resume from partial results), so the core never cuts them into chunks "
+          "for it, even where a memory holds accumulators")
       .def(
           "add_graph_pass",
           [](D& d, const std::string& phase, std::string name, py::function pass) {

@@ -171,7 +171,10 @@ void bind_compile(py::module_& m) {
             return parsed.contains("tilings") ? parsed["tilings"] : py::list();
           },
           "Each layer a build tiled into its target's memories: its plan as the JSON's "
-          "\"tilings\" has it (tile, chunks, tiles, buffering, per operand and memory)")
+          "\"tilings\" has it (tile, chunks, tiles, buffering, per operand and memory) and, "
+          "when its backend has a performance model, its \"estimate\" (cycles, "
+          "compute_cycles, dma_cycles, stall_cycles, dram_bytes, energy_pj, utilisation, "
+          "bound, ... as uma sim --json prints them)")
       .def("to_json", &PartitionReport::to_json)
       .def("to_table", &PartitionReport::to_table)
       .def("to_dot", &PartitionReport::to_dot)

@@ -9,6 +9,7 @@ from onnx import TensorProto, helper, numpy_helper
 
 import uma
 import ultra_trail
+from conftest import unique_name
 from run_conv1d import conv1d_model
 
 
@@ -94,3 +95,42 @@ def test_a_layer_whose_smallest_tile_does_not_fit_stays_on_the_host(py_ultra_tra
 def test_a_memory_of_no_size_is_an_error_naming_its_attribute(py_ultra_trail, model):
     with pytest.raises(uma.Error, match="attribute 'bmem_kb' must be in \\[1, 1048576\\], not 0"):
         uma.build(uma.load(model), targets=[f"{py_ultra_trail} --bmem_kb=0"])
+
+
+class WithAccumulators(ultra_trail.UltraTrail):
+    """The examples' backend with a memory for partial sums, so that the core may cut a layer's
+    input channels into chunks; its kernel starts each sum afresh, so `whole` keeps them whole."""
+
+    def __init__(self, name, whole):
+        super().__init__(name)
+        self.add_memory("amem", 16, ["accumulators"], alignment=4, help="partial sums, KiB")
+        if whole:
+            self.keep_reductions_whole("conv1d")
+
+
+def test_keep_reductions_whole_tiles_the_outputs_instead(tmp_path):
+    path = str(tmp_path / "wide.onnx")
+    # 64 input channels: 16 x 64 x 3 weights, 12 KiB, in a weight memory of 4 KiB.
+    wide_layer(path, 64)
+    cut, whole = unique_name("ut_cut"), unique_name("ut_whole")
+    uma.register_backend(WithAccumulators(cut, whole=False))
+    uma.register_backend(WithAccumulators(whole, whole=True))
+    [plan] = uma.build(uma.load(path), targets=[f"{cut} --wmem_kb=4"]).report.tilings
+    assert (plan["reductions"], plan["chunks"], plan["tile"]) == ([64], [10], [1, 16, 64])
+    assert "amem" in [m["name"] for m in plan["memories"]]
+    compiled = uma.build(uma.load(path), targets=[f"{whole} --wmem_kb=4"])
+    [plan] = compiled.report.tilings
+    assert (plan["reductions"], plan["chunks"], plan["tile"]) == ([64], [64], [1, 2, 64])
+    assert "amem" not in [m["name"] for m in plan["memories"]]
+    x = np.random.default_rng(3).uniform(-1, 1, (1, 64, 64)).astype(np.float32)
+    [expected] = uma.interpret(uma.load(path), x)
+    [out] = compiled(x)
+    np.testing.assert_allclose(out, expected, rtol=1e-5, atol=1e-5)
+
+
+def test_keep_reductions_whole_names_a_lowered_pattern():
+    backend = ultra_trail.UltraTrail(unique_name("ut"))
+    backend.keep_reductions_whole("conv2d")
+    with pytest.raises(uma.Error, match=r"keep_reductions_whole\('conv2d'\): no composite "
+                                        r"lowering of that pattern"):
+        uma.register_backend(backend)

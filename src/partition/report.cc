@@ -7,6 +7,7 @@
 #include <nlohmann/json.hpp>
 #include <set>
 
+#include "../sim/estimate_json.h"
 #include "annotations.h"
 #include "uma/graph/ir.h"
 #include "uma/op/cost.h"
@@ -185,6 +186,7 @@ nlohmann::json tilings_json(const std::vector<TilingRecord>& tilings) {
                    {"traffic", plan.traffic()},
                    {"operands", std::move(operands)},
                    {"memories", std::move(memories)}});
+    if (t.estimate) out.back()["estimate"] = sim::estimate_json(*t.estimate);
   }
   return out;
 }

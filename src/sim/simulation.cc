@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <nlohmann/json.hpp>
 
+#include "estimate_json.h"
 #include "uma/sim/count_events.h"
 
 namespace uma::sim {
@@ -33,29 +34,6 @@ void add(LayerEstimate& total, const LayerEstimate& e) {
       it->write_bytes += t.write_bytes;
     }
   }
-}
-
-nlohmann::json figures(const LayerEstimate& e) {
-  nlohmann::json memories = nlohmann::json::array();
-  for (const MemoryTraffic& t : e.memories)
-    memories.push_back(
-        {{"memory", t.memory}, {"read_bytes", t.read_bytes}, {"write_bytes", t.write_bytes}});
-  return {{"macs", e.macs},
-          {"compute_cycles", e.compute_cycles},
-          {"dma_cycles", e.dma_cycles},
-          {"stall_cycles", e.stall_cycles},
-          {"cycles", e.cycles},
-          {"roofline_cycles", e.roofline_cycles},
-          {"bound", e.bound},
-          {"pes", e.pes},
-          {"utilisation", e.utilisation},
-          {"dram_bytes", e.dram_bytes},
-          {"seconds", e.seconds},
-          {"energy_pj", e.energy_pj()},
-          {"compute_pj", e.compute_pj},
-          {"sram_pj", e.sram_pj},
-          {"dram_pj", e.dram_pj},
-          {"memories", memories}};
 }
 
 // A count with its thousands apart, "1,234,567": exact, and readable at a glance.
@@ -216,7 +194,7 @@ std::string to_table(const Simulation& simulation) {
 std::string to_json(const Simulation& simulation) {
   nlohmann::json layers = nlohmann::json::array();
   for (const SimLayer& layer : simulation.layers) {
-    nlohmann::json j = figures(layer.estimate);
+    nlohmann::json j = estimate_json(layer.estimate);
     j["target"] = layer.target;
     j["function"] = layer.function;
     j["composite"] = layer.composite;
@@ -231,12 +209,13 @@ std::string to_json(const Simulation& simulation) {
     if (layer.counted) j["counted"] = counted;
     layers.push_back(std::move(j));
   }
-  nlohmann::json total = figures(simulation.total());
+  nlohmann::json total = estimate_json(simulation.total());
   total.erase("bound");
   nlohmann::json out = {{"layers", layers},
                         {"total", total},
                         {"host", {{"nodes", simulation.host_nodes}, {"macs", simulation.host_macs}}}};
-  return out.dump(2) + "\n";
+  // Layer names come from models and need not be valid UTF-8: replace bad bytes, never throw.
+  return out.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n";
 }
 
 }  // namespace uma::sim

@@ -2,6 +2,7 @@
 """Loads `uma compile`'s report.html in headless Chromium and checks what a reader gets.
 
 usage: check_report_html.py CHROMIUM REPORT_DIR [--max-bytes N] [--max-ms MS] [--tilings]
+                            [--estimates]
 
 REPORT_DIR holds report.html and report.json (uma compile -o REPORT_DIR). The page must load
 without a console message (an uncaught error is one), hold the graph as SVG with one node per
@@ -12,6 +13,12 @@ and must stay under the bounds: a large model's report stays usable.
 Each tiled layer of report.json ("tilings") must have its section, with the plan's numbers,
 a row per memory whose bar is drawn as long as its peak's share of the capacity, and a row per
 operand. --tilings: report.json must have some (a build for a target with memories).
+
+The page must be valid UTF-8, whatever bytes the model's names hold. Each tiled layer with an
+estimate (a backend with a performance model, as npu_sim) must have its row of simulated cycles
+with the estimate's figures, its name escaped, and bars drawn as long as its compute, stall
+and DMA cycles' share of the longest layer's; then a row of the totals. --estimates: every
+tiled layer of report.json must have an estimate.
 """
 import argparse
 import html
@@ -36,12 +43,21 @@ CLICK = """
   document.body.setAttribute('data-clicked',
       (selected ? selected.id : 'none') + '|' + document.getElementById('details').textContent);
   document.body.setAttribute('data-ms', String(Math.round(performance.now())));
-  // Each memory's bar as drawn: the filled width's share of the bar's.
+  // Each memory's bar as drawn: the filled width's share of the bar's inside its border.
   var bars = Array.prototype.map.call(document.querySelectorAll('div.bar'), function (bar) {
     var fill = bar.firstElementChild;
-    return (fill.getBoundingClientRect().width / bar.getBoundingClientRect().width).toFixed(4);
+    return (fill.getBoundingClientRect().width / bar.clientWidth).toFixed(4);
   });
   document.body.setAttribute('data-bars', bars.join(' '));
+  // Each layer's bars of simulated cycles as drawn: compute, stall and DMA, each filled
+  // width's share of the bar's.
+  var cycles = Array.prototype.map.call(document.querySelectorAll('#cycles tr.layer'), function (row) {
+    var scale = row.querySelector('div.cycles').getBoundingClientRect().width;
+    return ['div.cycles > .compute', 'div.cycles > .stall', 'div.dma > div'].map(function (part) {
+      return (row.querySelector(part).getBoundingClientRect().width / scale).toFixed(4);
+    }).join(',');
+  });
+  document.body.setAttribute('data-cycle-bars', cycles.join(' '));
 })();
 </script>
 """
@@ -117,6 +133,68 @@ def check_bars(dom, tilings):
             for d, s in zip(drawn, shares) if abs(d - s) > 0.01]
 
 
+def estimate_cells(e):
+    """A row's figures as the page prints them: cycles, compute, DMA, stall, utilisation, bound,
+    energy in nJ."""
+    return [str(e["cycles"]), str(e["compute_cycles"]), str(e["dma_cycles"]),
+            str(e["stall_cycles"]), f"{100.0 * e['utilisation']:.1f}%", e["bound"],
+            f"{e['energy_pj'] / 1e3:.1f}"]
+
+
+def total_estimate(estimates):
+    """The layers' figures added as uma sim adds them: energies per kind, utilisation over
+    every layer's cycles times its array's PEs."""
+    total = {k: sum(e[k] for e in estimates)
+             for k in ("macs", "cycles", "compute_cycles", "dma_cycles", "stall_cycles")}
+    pj = [0.0, 0.0, 0.0]
+    for e in estimates:
+        pj = [pj[0] + e["compute_pj"], pj[1] + e["sram_pj"], pj[2] + e["dram_pj"]]
+    pe_cycles = 0.0
+    for e in estimates:
+        pe_cycles += float(e["cycles"]) * float(e["pes"])
+    total["utilisation"] = total["macs"] / pe_cycles if pe_cycles else 0.0
+    total["energy_pj"] = pj[0] + pj[1] + pj[2]
+    total["bound"] = ""
+    return total
+
+
+def escaped(text):
+    return (text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
+            .replace('"', "&quot;"))
+
+
+def check_cycles(page_text, dom, tilings):
+    """What the page's simulated cycles get wrong against report.json's estimates."""
+    layers = [t for t in tilings if "estimate" in t]
+    rows = [cells(row) for row in re.findall(r'<tr class="layer">.*?</tr>', dom, re.S)]
+    if not layers:
+        return [f"{len(rows)} row(s) of simulated cycles without estimates"] if rows else []
+    expected = [[t["layer"] or "-", t["composite"], ""] + estimate_cells(t["estimate"])
+                for t in layers]
+    failures = [] if rows == expected else [f"cycles rows {rows}, report.json has {expected}"]
+    total = [cells(row) for row in re.findall(r'<tr class="total">.*?</tr>', dom, re.S)]
+    count = f"{len(layers)} layer{'' if len(layers) == 1 else 's'}"
+    estimates = [t["estimate"] for t in layers]
+    if total != [["total", count, ""] + estimate_cells(total_estimate(estimates))]:
+        failures.append(f"cycles total {total}")
+    # Names are escaped in the page's text, row by row (a browser forgives some lapses).
+    table = re.search(r'<table id="cycles">.*?</table>', page_text, re.S)
+    written = re.findall(r'<tr class="layer"><td>(.*?)</td>', table.group(0) if table else "")
+    if written != [escaped(t["layer"] or "-") for t in layers]:
+        failures.append(f"the cycles table's names are written {written}")
+
+    drawn = re.search(r'data-cycle-bars="([^"]*)"', dom)
+    drawn = [[float(x) for x in bar.split(",")] for bar in drawn.group(1).split()] if drawn else []
+    longest = max(max(e["cycles"], e["dma_cycles"]) for e in estimates)
+    shares = [[e[k] / longest for k in ("compute_cycles", "stall_cycles", "dma_cycles")]
+              for e in estimates]
+    if len(drawn) != len(shares):
+        return failures + [f"{len(drawn)} cycle bar(s) drawn, report.json has {len(shares)} estimates"]
+    # A bar is 16em wide: a pixel off is under 1%.
+    return failures + [f"cycle bars drawn {d}, for shares {s}" for d, s in zip(drawn, shares)
+                       if any(abs(a - b) > 0.01 for a, b in zip(d, s))]
+
+
 def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("chromium")
@@ -125,6 +203,8 @@ def main():
     parser.add_argument("--max-ms", type=int, default=5000)
     parser.add_argument("--tilings", action="store_true",
                         help="report.json must have tiled layers")
+    parser.add_argument("--estimates", action="store_true",
+                        help="report.json's tiled layers must have estimates")
     args = parser.parse_args()
 
     page = os.path.join(args.report_dir, "report.html")
@@ -136,6 +216,14 @@ def main():
     failures = []
     if args.tilings and not tilings:
         failures.append("report.json has no tilings")
+    if args.estimates and (not tilings or not all("estimate" in t for t in tilings)):
+        failures.append("report.json has tiled layers without an estimate, or none")
+    with open(page, "rb") as f:
+        try:
+            page_text = f.read().decode("utf-8")
+        except UnicodeDecodeError as error:
+            page_text = ""
+            failures.append(f"the page is not UTF-8: {error}")
     with tempfile.TemporaryDirectory() as scratch:
         dom, log, seconds = load(args.chromium, page, os.path.join(scratch, "profile"))
         # Console messages of the page (the page logs none: each is an error it raised).
@@ -153,10 +241,8 @@ def main():
         failures += check_tilings(dom, tilings)
 
         clicked_page = os.path.join(scratch, "clicked.html")
-        with open(page) as f:
-            html = f.read()
-        with open(clicked_page, "w") as f:
-            f.write(html.replace("</body>", CLICK + "</body>"))
+        with open(clicked_page, "w", encoding="utf-8") as f:
+            f.write(page_text.replace("</body>", CLICK + "</body>"))
         dom, log, _ = load(args.chromium, clicked_page, os.path.join(scratch, "profile"))
         page_ms = re.search(r'data-ms="(\d+)"', dom)
         page_ms = int(page_ms.group(1)) if page_ms else None
@@ -167,6 +253,7 @@ def main():
         failures += [f"console after a click: {line}" for line in log.splitlines()
                      if CONSOLE.search(line)]
         failures += check_bars(dom, tilings)
+        failures += check_cycles(page_text, dom, tilings)
 
     print(f"{page}: {size} bytes, {nodes} node(s), {len(tilings)} tiled layer(s); loaded in {page_ms} ms "
           f"({seconds:.1f} s with chromium's start)")

@@ -8,14 +8,49 @@
 
 #include "uma/graph/type.h"
 #include "uma/runtime/process.h"
+#include "uma/sim/simulation.h"
 #include "uma/support/file.h"
 
 namespace uma::tool {
 namespace {
 
+// The length of the valid UTF-8 sequence at the start of `text`, or the bytes of its longest
+// valid beginning when it is cut short or bad (0: a byte no sequence starts with).
+struct Utf8Prefix {
+  std::size_t length;
+  bool complete;
+};
+Utf8Prefix utf8_prefix(std::string_view text) {
+  auto byte = static_cast<unsigned char>(text[0]);
+  if (byte < 0x80) return {1, true};
+  std::size_t needed = byte >= 0xC2 && byte <= 0xDF   ? 2
+                       : byte >= 0xE0 && byte <= 0xEF ? 3
+                       : byte >= 0xF0 && byte <= 0xF4 ? 4
+                                                      : 0;
+  if (needed == 0) return {0, false};
+  // The second byte's range excludes overlong forms, surrogates and code points past U+10FFFF.
+  unsigned char low = byte == 0xE0 ? 0xA0 : byte == 0xF0 ? 0x90 : 0x80;
+  unsigned char high = byte == 0xED ? 0x9F : byte == 0xF4 ? 0x8F : 0xBF;
+  std::size_t i = 1;
+  for (; i < needed && i < text.size(); ++i) {
+    auto next = static_cast<unsigned char>(text[i]);
+    if (next < (i == 1 ? low : 0x80) || next > (i == 1 ? high : 0xBF)) break;
+  }
+  return {i, i == needed};
+}
+
+// Text for the page: HTML's special characters as entities, and each bad UTF-8 sequence (names
+// come from models) as U+FFFD, as report.json writes it, so that the page is valid UTF-8.
 std::string escape(std::string_view text) {
   std::string out;
-  for (char c : text) {
+  while (!text.empty()) {
+    Utf8Prefix prefix = utf8_prefix(text);
+    if (!prefix.complete) {
+      out += "\xEF\xBF\xBD";
+      text.remove_prefix(std::max<std::size_t>(prefix.length, 1));
+      continue;
+    }
+    char c = text[0];
     switch (c) {
       case '&':
         out += "&amp;";
@@ -30,8 +65,9 @@ std::string escape(std::string_view text) {
         out += "&quot;";
         break;
       default:
-        out += c;
+        out.append(text.substr(0, prefix.length));
     }
+    text.remove_prefix(prefix.length);
   }
   return out;
 }
@@ -64,6 +100,13 @@ tr.selected { background: #fff3b0; }
 div.bar { display: inline-block; width: 12em; height: 0.9em; border: 1px solid #888; }
 div.bar > div { height: 100%; background: #80b1d3; }
 #details { min-height: 1.5em; margin: 0.5em 0 1.5em; font-family: monospace; }
+div.cycles, div.dma { display: flex; width: 16em; background: #f4f4f4; }
+div.cycles { height: 0.9em; }
+div.dma { height: 0.3em; margin-top: 1px; }
+.compute { background: #80b1d3; }
+.stall { background: #fb8072; }
+.dma > div, .dma-key { background: #888; }
+span.key { display: inline-block; width: 0.8em; height: 0.8em; margin: 0 0.2em 0 0.6em; }
 )";
 
 // A click on a node of the graph (dot titles each node "n<id>") selects its row of the table
@@ -83,6 +126,59 @@ document.querySelectorAll('#graph g.node').forEach(function (node) {
   });
 });
 )";
+
+// Per layer an accelerator's performance model estimated (Backend::set_estimate): a bar of
+// its cycles, the array computing and then stalled on the DMA that computing does not hide,
+// over a line of the DMA engine's busy cycles, all to the scale of the longest layer; its
+// figures; and the totals.
+std::string cycles_html(const sim::Simulation& simulation) {
+  std::int64_t longest = 1;
+  for (const sim::SimLayer& layer : simulation.layers)
+    longest = std::max({longest, layer.estimate.cycles, layer.estimate.dma_cycles});
+  auto width = [&](std::int64_t cycles) {
+    return 100.0 * static_cast<double>(cycles) / static_cast<double>(longest);
+  };
+  auto figures = [](const sim::LayerEstimate& e) {
+    return fmt::format(
+        "<td class=\"number\">{}</td><td class=\"number\">{}</td><td class=\"number\">{}</td>"
+        "<td class=\"number\">{}</td><td class=\"number\">{:.1f}%</td><td>{}</td>"
+        "<td class=\"number\">{:.1f}</td>",
+        e.cycles, e.compute_cycles, e.dma_cycles, e.stall_cycles, 100.0 * e.utilisation,
+        escape(e.bound), e.energy_pj() / 1e3);
+  };
+  std::string out = fmt::format(
+      "<h2>Simulated cycles</h2>\n<p>The cycles of each layer as its accelerator's performance "
+      "model estimates them: the array<span class=\"key compute\"></span>computing, "
+      "<span class=\"key stall\"></span>stalled on the DMA transfers computing does not hide "
+      "(cycles = compute + stall), and under it <span class=\"key dma-key\"></span>the DMA "
+      "engine busy; one scale, the longest layer's {} cycles.</p>\n"
+      "<table id=\"cycles\">\n<tr><th>layer</th><th>composite</th><th>compute + stall; DMA</th>"
+      "<th>cycles</th><th>compute</th><th>DMA</th><th>stall</th><th>utilisation</th>"
+      "<th>bound</th><th>energy nJ</th></tr>\n",
+      longest);
+  for (const sim::SimLayer& layer : simulation.layers) {
+    const sim::LayerEstimate& e = layer.estimate;
+    out += fmt::format(
+        "<tr class=\"layer\"><td>{}</td><td>{}</td><td><div class=\"cycles\">"
+        "<div class=\"compute\" style=\"width: {:.2f}%\"></div>"
+        "<div class=\"stall\" style=\"width: {:.2f}%\"></div></div>"
+        "<div class=\"dma\"><div style=\"width: {:.2f}%\"></div></div></td>{}</tr>\n",
+        escape(layer.layer.empty() ? "-" : layer.layer), escape(layer.composite),
+        width(e.compute_cycles), width(e.stall_cycles), width(e.dma_cycles), figures(e));
+  }
+  sim::LayerEstimate total = simulation.total();
+  out += fmt::format("<tr class=\"total\"><td>total</td><td>{} layer{}</td><td></td>{}</tr>\n",
+                     simulation.layers.size(), simulation.layers.size() == 1 ? "" : "s",
+                     figures(total));
+  return out +
+         fmt::format(
+             "</table>\n<p id=\"cycles-total\">{} cycles, {:.1f} &micro;s at the accelerator's "
+             "clock; energy {:.1f} nJ computing, {:.1f} nJ in on-chip memories, {:.1f} nJ "
+             "moving host memory. The host ran {} node{} ({} MACs), not simulated.</p>\n",
+             total.cycles, total.seconds * 1e6, total.compute_pj / 1e3, total.sram_pj / 1e3,
+             total.dram_pj / 1e3, simulation.host_nodes, simulation.host_nodes == 1 ? "" : "s",
+             simulation.host_macs);
+}
 
 // A section per tiled layer: its plan, a bar per memory (its peak against its capacity),
 // and a row per operand with the numbers of its moves.
@@ -159,6 +255,9 @@ std::string report_html(const PartitionReport& report, const std::string& title,
   }
   out += fmt::format("<tr><th>total</th><th class=\"number\">{:.3f}</th></tr>\n</table>\n", total);
 
+  // The estimates alone (no run, no counters to read): this cannot fail.
+  Expected<sim::Simulation> estimated = sim::simulate(report, {}, nullptr);
+  if (estimated && !estimated->layers.empty()) out += cycles_html(*estimated);
   if (!report.tilings().empty()) out += tilings_html(report.tilings());
 
   out +=

@@ -1,8 +1,10 @@
 // report.html of `uma compile`: one self-contained page of the partition report: the
 // partitioned graph as SVG (Graphviz's dot, one colour per target; a click on a node shows its
-// row), the totals per target, the build's time per phase, the tiles of each layer an
-// accelerator with memories runs (its plan, a bar per memory, its operands' moves), and a
-// table of the nodes with their target and the other targets' reasons.
+// row), the totals per target, the build's time per phase, the cycles of each layer an
+// accelerator's performance model estimated (a bar split into compute and stall, over the DMA
+// engine's busy time), the tiles of each layer an accelerator with memories runs (its plan, a
+// bar per memory, its operands' moves), and a table of the nodes with their target and the
+// other targets' reasons.
 #pragma once
 
 #include <string>

@@ -119,7 +119,9 @@ class PartitionReport {
   // "traffic" (bytes moved, all operands), "operands": [{"name", "role" ("features",
   // "weights", ...), "output" (bool), "memory", "tile" (its region), "tile_bytes", "buffers",
   // "moves", "transfers", "bytes", "halo_bytes"}], "memories": [{"name", "peak",
-  // "capacity"}]}, every figure in bytes as TilePlan has it.
+  // "capacity"}] (every figure in bytes as TilePlan has it), and "estimate" when the backend
+  // has a performance model (Backend::set_estimate): the layer's figures as `uma sim --json`
+  // prints them}.
   std::string to_json() const;
   // One line per node (id, name, op, target or host, composite, the other targets'
   // rejections), then the summary with each target's share of the totals; then, when layers
