@@ -179,9 +179,7 @@ Expected<sim::LayerEstimate> estimate(const Function& composite, const tiling::T
   e.compute_cycles = work.cycles;
   std::int64_t dma_in = 0, dma_out = 0, transfers = 0;
   for (const tiling::OperandPlan& op : plan.operands) {
-    // A candidate plan's transfers are not counted yet: each move is one at least.
-    e.dma_cycles += std::max(op.transfers, op.moves) * d.dma_setup_cycles +
-                    ceil_div(op.bytes, d.dma_bytes_per_cycle);
+    e.dma_cycles += op.transfers * d.dma_setup_cycles + ceil_div(op.bytes, d.dma_bytes_per_cycle);
     (op.output ? dma_out : dma_in) += op.bytes;
     transfers += op.transfers;
   }

@@ -133,7 +133,8 @@ class Planner {
     return t;
   }
 
-  // A plan's numbers but transfers (which count_transfers adds to the chosen plan).
+  // A plan's numbers, its transfers as many per move as its largest tile needs (count_transfers
+  // counts them exactly for the chosen plan: this is what a search compares, cheaply).
   TilePlan evaluate(const Shape& tile, const std::vector<std::size_t>& order_in, bool dbl) {
     TilePlan plan;
     plan.output = space_.output_shape();
@@ -199,6 +200,7 @@ class Planner {
       op.halo_bytes = std::max<std::int64_t>(swept - unique, 0) * reload;
       op.tile_bytes = elem;
       for (std::int64_t e : op.tile) op.tile_bytes *= e;
+      op.transfers = op.moves * transfers(op.tile, operand.shape, model_.dma.dims);
       bool inner =
           !plan.order.empty() && innermost == static_cast<std::ptrdiff_t>(plan.order.size()) - 1;
       op.buffers = plan.double_buffered && inner ? 2 : 1;

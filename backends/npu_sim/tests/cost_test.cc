@@ -48,27 +48,28 @@ class NpuSimCostTest : public NpuSimTest {
 };
 
 // The host's roofline of "thin": 200 k FLOP at 100 GFLOP/s is 2 us, but its 200,704 bytes in,
-// 2,048 of weights and 6,272 out at 10 GB/s take 20.9 us. npu_sim's array computes it in about
-// 3 us, but stalls 32.9 us on moving the input at 16 bytes a cycle: it stays on the host. The
-// wide layer computes 29 M MACs, far longer on the host than its moves take on npu_sim.
+// 2,048 of weights and 6,272 out at 10 GB/s take 20.9 us. npu_sim, with a DMA engine of 4
+// bytes a cycle, computes it in under 2 us but stalls about 50 us on moving the 200 KB in (50 k
+// cycles at 1 GHz): it stays on the host. The wide layer computes 29 M MACs, far longer on the
+// host than its moves take on npu_sim.
 TEST_F(NpuSimCostTest, AThinLayerStaysOnTheHostForItsTransfers) {
   PartitionReport report;
-  auto placed_nodes = placed("npu_sim", false, report);
+  auto placed_nodes = placed("npu_sim --dma_bytes_per_cycle=4", false, report);
   ASSERT_TRUE(placed_nodes.ok()) << placed_nodes.error().message();
   ASSERT_EQ(placed_nodes->size(), 2u);
   EXPECT_EQ((*placed_nodes)[0], "wide on npu_sim");
   EXPECT_EQ((*placed_nodes)[1],
-            "thin on host: offload 3.02 us + transfer 32.9 us > host 20.9 us");
+            "thin on host: offload 1.74 us + transfer 49.6 us > host 20.9 us");
 }
 
 TEST_F(NpuSimCostTest, AStrictTargetNamesTheLayerItLeaves) {
   PartitionReport report;
-  auto placed_nodes = placed("npu_sim", true, report);
+  auto placed_nodes = placed("npu_sim --dma_bytes_per_cycle=4", true, report);
   ASSERT_FALSE(placed_nodes.ok());
   EXPECT_EQ(placed_nodes.error().message(),
             "target 'npu_sim' has no_fallback, but 1 node(s) its patterns matched stay on the "
-            "host:\n  node 'thin' (nn.conv2d): predicate rejected (offload 3.02 us + transfer "
-            "32.9 us > host 20.9 us)");
+            "host:\n  node 'thin' (nn.conv2d): predicate rejected (offload 1.74 us + transfer "
+            "49.6 us > host 20.9 us)");
 }
 
 }  // namespace

@@ -88,8 +88,8 @@ struct TilePlan {
 };
 
 // What a plan costs, lower is better: a backend's performance model of the layer (its cycles,
-// Backend::set_estimate), given a candidate whose transfers are not counted yet (0: each move
-// is at least one).
+// Backend::set_estimate), given each candidate with its transfers as many per move as its
+// largest tile needs (the chosen plan's are then counted exactly).
 using PlanCost = std::function<std::int64_t(const TilePlan&)>;
 
 // The plan for `space` in `model`'s memories, with the numbers of every move: of the plans
