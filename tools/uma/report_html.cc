@@ -9,11 +9,16 @@
 #include "uma/graph/type.h"
 #include "uma/runtime/process.h"
 #include "uma/support/file.h"
+#include "uma/support/printable.h"
 
 namespace uma::tool {
 namespace {
 
-std::string escape(std::string_view text) {
+// Text from the model or the command line (a file name, node names) as HTML: valid UTF-8
+// whatever bytes it holds, without control characters, and with HTML's own characters
+// escaped.
+std::string escape(std::string_view raw) {
+  std::string text = printable_utf8(raw);
   std::string out;
   for (char c : text) {
     switch (c) {
@@ -102,8 +107,8 @@ std::string tilings_html(const std::vector<TilingRecord>& tilings) {
         to_string(plan.output), to_string(plan.tile),
         plan.cuts_reduction() ? fmt::format(" (reductions in chunks of {})", to_string(plan.chunks))
                               : "",
-        plan.tiles, plan.tiles == 1 ? "" : "s",
-        plan.double_buffered ? "double" : "single", plan.traffic());
+        plan.tiles, plan.tiles == 1 ? "" : "s", plan.double_buffered ? "double" : "single",
+        plan.traffic());
     for (const tiling::MemoryUse& m : plan.memories) {
       double share = m.capacity > 0
                          ? 100.0 * static_cast<double>(m.peak) / static_cast<double>(m.capacity)
