@@ -8,6 +8,7 @@
 
 #include <cstdint>
 #include <filesystem>
+#include <stdexcept>
 #include <string>
 
 #include "../src/bindings.h"
@@ -47,6 +48,31 @@ void start_interpreter(Context& context) {
   PyEval_SaveThread();
 }
 
+// os._exit would end the tool in the middle of loading, with the status the plugin chose and
+// no word of why; while the file runs it raises instead, and the loading fails saying so.
+// (sys.exit raises SystemExit, which the loading reports already.)
+class ExitRefused {
+ public:
+  ExitRefused() : os_(py::module_::import("os")), exit_(os_.attr("_exit")) {
+    os_.attr("_exit") = py::cpp_function([](py::object status) {
+      throw std::runtime_error(fmt::format(
+          "os._exit({}) was called while the plugin loads; a plugin registers its backends and "
+          "returns, and uma stops with an error instead",
+          py::str(status).cast<std::string>()));
+    });
+  }
+  // Without exceptions: it may run while one unwinds.
+  ~ExitRefused() {
+    if (PyObject_SetAttrString(os_.ptr(), "_exit", exit_.ptr()) != 0) PyErr_Clear();
+  }
+  ExitRefused(const ExitRefused&) = delete;
+  ExitRefused& operator=(const ExitRefused&) = delete;
+
+ private:
+  py::module_ os_;
+  py::object exit_;
+};
+
 Status run_file(Context& context, const std::string& path) {
   py::gil_scoped_acquire gil;
   std::size_t before = context.backends().names().size();
@@ -58,6 +84,7 @@ Status run_file(Context& context, const std::string& path) {
     py::list argv;
     argv.append(path);
     sys.attr("argv") = argv;
+    ExitRefused refused;
     py::module_::import("runpy").attr("run_path")(path, py::arg("run_name") = "__main__");
   } catch (py::error_already_set& e) {
     return make_error("running it raised an exception:\n{}", traceback_text(e));

@@ -4,6 +4,7 @@
 // compiler, which then knows its target kind like any other.
 #include <pybind11/stl.h>
 
+#include "handles.h"
 #include "lowering.h"
 #include "pattern.h"
 #include "uma/tir/schedule.h"
@@ -125,7 +126,9 @@ void declare(py::class_<BackendDeclaration>& c) {
               Callable callback(std::move(predicate),
                                 d.callback(fmt::format("the predicate of pattern '{}'", name)));
               check = [callback](const Match& match, const Target& target) {
-                return call_predicate(callback, &match, target);
+                py::gil_scoped_acquire gil;
+                Loan loan(*match.root->function()->module(), callback.what(), false);
+                return call_predicate(callback, PyMatch{&match, loan.module()}, target);
               };
             }
             d.backend().add_pattern(std::move(name), pattern.pattern, std::move(check));
@@ -137,7 +140,9 @@ void declare(py::class_<BackendDeclaration>& c) {
           [](D& d, py::function supports) {
             Callable callback(std::move(supports), d.callback("the op support"));
             d.backend().set_op_support([callback](const Node& node, const Target& target) {
-              return call_predicate(callback, &node, target);
+              py::gil_scoped_acquire gil;
+              Loan loan(*node.function()->module(), callback.what(), false);
+              return call_predicate(callback, NodeHandle(node, loan.module()), target);
             });
           },
           "supports(node, target) returns None when the target runs the node alone, else why not")
@@ -150,9 +155,11 @@ void declare(py::class_<BackendDeclaration>& c) {
                 std::move(pattern),
                 [callback](const lower::CompositeOperands& operands,
                            const Target& target) -> Expected<lower::ExternCall> {
+                  py::gil_scoped_acquire gil;
+                  Loan loan(*operands.call().function()->module(), callback.what(), false);
                   return callback.call<lower::ExternCall>(
                       [&](py::handle result) { return extern_call_of(callback, result); },
-                      &operands, target);
+                      PyCompositeCall{&operands, loan.module()}, target);
                 });
           },
           "lower(call, target) returns the uma.ExternCall one call of the composite becomes")
@@ -171,6 +178,8 @@ void declare(py::class_<BackendDeclaration>& c) {
             d.backend().add_graph_pass(
                 graph_phase(phase), std::move(name),
                 [callback](Module& module, const Target& target) -> Expected<bool> {
+                  py::gil_scoped_acquire gil;
+                  Loan loan(module, callback.what(), true);
                   return callback.call<bool>(
                       [&](py::handle result) -> Expected<bool> {
                         if (!py::isinstance<py::bool_>(result))
@@ -178,7 +187,7 @@ void declare(py::class_<BackendDeclaration>& c) {
                               "{}, not a bool (whether it changed the module)", type_name(result)));
                         return result.cast<bool>();
                       },
-                      &module, target);
+                      loan.module(), target);
                 });
           },
           py::arg("phase"), py::arg("name"), py::arg("run"),
@@ -225,6 +234,10 @@ void declare(py::class_<BackendDeclaration>& c) {
             d.backend().add_schedule(std::move(block),
                                      [callback](tir::Schedule& sched, const tir::BlockRef& ref,
                                                 const Target& target) -> Status {
+                                       // Python schedules a copy of its own, which may outlive
+                                       // the call; what it did is copied back.
+                                       py::gil_scoped_acquire gil;
+                                       py::object copy = py::cast(sched);
                                        Expected<bool> done = callback.call<bool>(
                                            [&](py::handle result) -> Expected<bool> {
                                              if (!result.is_none())
@@ -232,8 +245,9 @@ void declare(py::class_<BackendDeclaration>& c) {
                                                    fmt::format("{}, not None", type_name(result)));
                                              return true;
                                            },
-                                           &sched, ref, target);
+                                           copy, ref, target);
                                        if (!done) return done.error();
+                                       sched = copy.cast<const tir::Schedule&>();
                                        return Status::success();
                                      });
           },

@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "uma/support/error.h"
+#include "uma/support/printable.h"
 #include "uma/uma/context.h"
 
 namespace uma::python {
@@ -38,7 +39,11 @@ inline std::string type_name(py::handle object) {
   return py::str(py::type::of(object).attr("__name__")).cast<std::string>();
 }
 
-[[noreturn]] inline void raise(const Error& error) { throw PythonError(error.message()); }
+// A message that may quote bytes from a model or a file name is made valid UTF-8, which a
+// Python string must be (an invalid one would reach Python as an empty message).
+[[noreturn]] inline void raise(const Error& error) {
+  throw PythonError(printable_utf8(error.message()));
+}
 inline void check(const Status& status) {
   if (!status.ok()) raise(status.error());
 }
@@ -60,14 +65,18 @@ class __attribute__((visibility("hidden"))) Callable {
  public:
   // `what` names the callback in errors: "backend 'my_npu': the predicate of pattern 'conv2d'".
   Callable(py::object function, std::string what);
-  // Calls the function with the GIL held, on `args` cast to Python (pointers as references
-  // to the compiler's objects, the rest copied), and `convert`s its result while the GIL is
-  // still held. A Python exception becomes an Error naming the callback and holding the
-  // traceback; it is also recorded in the calling thread's failure sink, if any (see
-  // FailureSink).
+  // Calls the function with the GIL held, on `args` cast to Python (copies: graph objects go
+  // as handles, handles.h), and `convert`s its result while the GIL is still held. A Python
+  // exception becomes an Error naming the callback and holding the traceback; it is also
+  // recorded in the calling thread's failure sink, if any (see FailureSink). A callback that
+  // re-enters the compiler (a build in a graph pass) runs its callbacks nested in its own:
+  // deeper than kMaxNesting is an error before the call, long before the C stack could run
+  // out (a backend's pass that builds for the backend itself recurses without end).
   template <typename R, typename Convert, typename... Args>
   Expected<R> call(Convert&& convert, const Args&... args) const {
     py::gil_scoped_acquire gil;
+    Nesting nesting;
+    if (nesting.depth() > kMaxNesting) return too_deep(nesting.depth());
     try {
       return convert(py::handle((*state_->function)(args...)));
     } catch (py::error_already_set& e) {
@@ -76,6 +85,10 @@ class __attribute__((visibility("hidden"))) Callable {
   }
   // The same Error for a result the callback returned of the wrong kind.
   Error wrong_result(const std::string& expected) const;
+  // "backend 'my_npu': the predicate of pattern 'conv2d'".
+  const std::string& what() const { return state_->what; }
+
+  static constexpr int kMaxNesting = 16;
 
  private:
   struct State {
@@ -83,7 +96,17 @@ class __attribute__((visibility("hidden"))) Callable {
     std::string what;
     ~State();
   };
+  // Counts the callbacks running on this thread, this one included.
+  class Nesting {
+   public:
+    Nesting();
+    ~Nesting();
+    Nesting(const Nesting&) = delete;
+    Nesting& operator=(const Nesting&) = delete;
+    int depth() const;
+  };
   Error failed(py::error_already_set& e) const;
+  Error too_deep(int depth) const;
   std::shared_ptr<State> state_;
 };
 

@@ -6,7 +6,9 @@
 #include <mutex>
 #include <sstream>
 
+#include "handles.h"
 #include "numpy_tensor.h"
+#include "uma/graph/verifier.h"
 #include "uma/partition/report.h"
 #include "uma/runtime/executor.h"
 #include "uma/uma/build.h"
@@ -107,10 +109,14 @@ class Compiled {
   std::mutex mutex_;
 };
 
-std::shared_ptr<PartitionReport> partition(Module& module, const py::iterable& targets) {
+std::shared_ptr<PartitionReport> partition(ModuleHandle& handle, const py::iterable& targets) {
   std::vector<std::string> texts = target_texts(targets);
   auto report = std::make_shared<PartitionReport>();
+  ModuleHandle::Work work(handle, "uma.partition", true);
+  Module& module = work.module();
   without_gil([&] {
+    // What Python changed is checked before the compiler relies on it.
+    check(verify(module));
     build::BuildTargets parsed = unwrap(build::parse_targets(module.context(), texts));
     check(build::partition_for_targets(module, parsed, {.report = report.get()}));
     return true;
@@ -118,9 +124,12 @@ std::shared_ptr<PartitionReport> partition(Module& module, const py::iterable& t
   return report;
 }
 
-std::unique_ptr<Compiled> build_model(Module& module, const py::iterable& targets, int threads,
-                                      const std::string& cflags, const std::string& cache_dir) {
+std::unique_ptr<Compiled> build_model(ModuleHandle& handle, const py::iterable& targets,
+                                      int threads, const std::string& cflags,
+                                      const std::string& cache_dir) {
   std::vector<std::string> texts = target_texts(targets);
+  ModuleHandle::Work work(handle, "uma.build", true);
+  Module& module = work.module();
   if (threads != 1) texts.push_back(fmt::format("{} --threads={}", kHostTargetKind, threads));
   std::vector<std::string> names;
   if (Function* main = module.find_function("main"))
@@ -131,6 +140,7 @@ std::unique_ptr<Compiled> build_model(Module& module, const py::iterable& target
   for (std::string flag; flags >> flag;) options.compiler.compile_flags.push_back(flag);
   options.compiler.cache_dir = cache_dir;
   return without_gil([&] {
+    check(verify(module));
     build::BuildTargets parsed = unwrap(build::parse_targets(module.context(), texts));
     build::HostBuild built = unwrap(build::build(module, parsed, options));
     std::unique_ptr<runtime::Executor> executor = unwrap(runtime::Executor::create(built.program));

@@ -36,7 +36,6 @@ Expected<lower::ExternCall> extern_call_of(const Callable& callback, py::handle 
 }
 
 void bind_lowering(py::module_& m) {
-  auto ref = py::return_value_policy::reference;
   py::class_<PyExpr>(m, "Expr")
       .def("__str__", [](const PyExpr& e) { return tir::to_string(e.expr); })
       .def("__repr__", [](const PyExpr& e) { return "<uma.Expr " + tir::to_string(e.expr) + ">"; })
@@ -67,23 +66,34 @@ void bind_lowering(py::module_& m) {
         return fmt::format("{}({})", call.name, args);
       });
 
-  py::class_<lower::CompositeOperands>(m, "CompositeCall")
-      .def_property_readonly("call", &lower::CompositeOperands::call, ref)
-      .def_property_readonly("composite", &lower::CompositeOperands::composite, ref)
-      .def("find", &lower::CompositeOperands::find, ref,
-           "The first node of `op` in the composite, or None")
+  py::class_<PyCompositeCall>(m, "CompositeCall")
+      .def_property_readonly(
+          "call", [](const PyCompositeCall& c) { return NodeHandle(c.read().call(), c.module); })
+      .def_property_readonly(
+          "composite",
+          [](const PyCompositeCall& c) { return FunctionHandle(c.read().composite(), c.module); })
+      .def(
+          "find",
+          [](const PyCompositeCall& c, const std::string& op) -> std::optional<NodeHandle> {
+            const Node* node = c.read().find(op);
+            if (node == nullptr) return std::nullopt;
+            return NodeHandle(*node, c.module);
+          },
+          "The first node of `op` in the composite, or None")
       .def(
           "address",
-          [](const lower::CompositeOperands& operands, const Value* value) {
-            if (value == nullptr) raise(make_error("address of None; use address_or_null"));
-            return PyExpr{unwrap(operands.address(*value))};
+          [](const PyCompositeCall& c, const std::optional<ValueHandle>& value) {
+            if (!value) raise(make_error("address of None; use address_or_null"));
+            return PyExpr{unwrap(c.read().address(value->read()))};
           },
+          py::arg("value").none(true),
           "&buffer[0, ...] of a value the call reads or writes: its operands, the constants "
           "inside it, its outputs")
       .def(
           "address_or_null",
-          [](const lower::CompositeOperands& operands, const Value* value) {
-            return PyExpr{unwrap(operands.address_or_null(value))};
+          [](const PyCompositeCall& c, const std::optional<ValueHandle>& value) {
+            const lower::CompositeOperands& operands = c.read();
+            return PyExpr{unwrap(operands.address_or_null(value ? &value->read() : nullptr))};
           },
           py::arg("value").none(true), "address(value), or a null pointer when value is None");
 }

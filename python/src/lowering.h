@@ -3,6 +3,7 @@
 #pragma once
 
 #include "bindings.h"
+#include "handles.h"
 #include "uma/lower/composite_lowering.h"
 
 namespace uma::python {
@@ -10,6 +11,17 @@ namespace uma::python {
 // uma.Expr: a loop-IR expression (an address, an immediate).
 struct PyExpr {
   tir::Expr expr;
+};
+
+// uma.CompositeCall: one call of a composite as a lowering is given it, valid while the
+// lowering runs.
+struct PyCompositeCall {
+  const lower::CompositeOperands* operands;
+  ModuleHandlePtr module;  // lent to the lowering
+  const lower::CompositeOperands& read() const {
+    module->read("uma.CompositeCall");
+    return *operands;
+  }
 };
 
 // An extern call's argument from Python: a uma.Expr, an int (i64) or a float (f32).

@@ -7,6 +7,7 @@ namespace uma::python {
 namespace {
 
 thread_local FailureSink* current_sink = nullptr;
+thread_local int callback_depth = 0;
 Context* embedding_context = nullptr;
 
 }  // namespace
@@ -53,6 +54,20 @@ std::string traceback_text(py::error_already_set& e) {
 
 Error Callable::failed(py::error_already_set& e) const {
   Error error = make_error("{} raised an exception:\n{}", state_->what, traceback_text(e));
+  FailureSink::record(error);
+  return error;
+}
+
+Callable::Nesting::Nesting() { ++callback_depth; }
+Callable::Nesting::~Nesting() { --callback_depth; }
+int Callable::Nesting::depth() const { return callback_depth; }
+
+Error Callable::too_deep(int depth) const {
+  Error error = make_error(
+      "{} would run {} callbacks deep: a callback that builds or partitions re-enters the "
+      "compiler, and at most {} callbacks may nest (does a backend's callback build for that "
+      "backend?)",
+      state_->what, depth, kMaxNesting);
   FailureSink::record(error);
   return error;
 }

@@ -5,8 +5,11 @@
 
 #include <fmt/ranges.h>
 
+#include <bit>
 #include <cstring>
 
+#include "handles.h"
+#include "uma/graph/verifier.h"
 #include "uma/runtime/interpreter.h"
 
 namespace uma::python {
@@ -54,7 +57,23 @@ std::optional<DType> uma_dtype(const py::dtype& dtype) {
   return std::nullopt;
 }
 
-std::string numpy_text(const py::dtype& dtype) { return dtype.attr("name").cast<std::string>(); }
+// numpy's name of a dtype, and its byte order when it is not the machine's: ">f4" is "float32
+// in big-endian byte order", not the float32 a model takes.
+std::string numpy_text(const py::dtype& dtype) {
+  std::string name = dtype.attr("name").cast<std::string>();
+  char order = dtype.attr("byteorder").cast<std::string>().at(0);
+  if (order == '=' || order == '|') return name;
+  return fmt::format("{} in {} byte order", name, order == '>' ? "big-endian" : "little-endian");
+}
+
+// What converts an array of another byte order, for messages: empty for the machine's.
+std::string byte_order_hint(const py::dtype& dtype) {
+  char order = dtype.attr("byteorder").cast<std::string>().at(0);
+  if (order == '=' || order == '|') return "";
+  return fmt::format("; uma takes the machine's byte order ({}): astype('{}') converts the array",
+                     std::endian::native == std::endian::little ? "little-endian" : "big-endian",
+                     dtype.attr("name").cast<std::string>());
+}
 
 // The arguments of a function as tensors: positional in parameter order, or by name.
 std::vector<TensorPtr> arguments(const Function& function, const py::args& args,
@@ -103,7 +122,8 @@ std::shared_ptr<Tensor> tensor_from_numpy(py::handle value, std::string_view wha
   if (!array) raise(make_error("{}: not an array", what));
   std::optional<DType> dtype = uma_dtype(array.dtype());
   if (!dtype)
-    raise(make_error("{}: numpy dtype {} has no uma dtype", what, numpy_text(array.dtype())));
+    raise(make_error("{}: numpy dtype {} has no uma dtype{}", what, numpy_text(array.dtype()),
+                     byte_order_hint(array.dtype())));
   Shape shape(array.shape(), array.shape() + array.ndim());
   auto tensor = std::make_shared<Tensor>(TensorType{*dtype, shape});
   std::memcpy(tensor->bytes().data(), array.data(), tensor->bytes().size());
@@ -115,8 +135,8 @@ py::array checked_array(py::handle value, const TensorType& type, std::string_vi
   if (!array) raise(make_error("{}: expected a numpy array", what));
   py::dtype expected = numpy_dtype(type.dtype, what);
   if (!array.dtype().is(expected))
-    raise(make_error("{}: dtype {}, expected {} ({})", what, numpy_text(array.dtype()),
-                     numpy_text(expected), dtype_name(type.dtype)));
+    raise(make_error("{}: dtype {}, expected {} ({}){}", what, numpy_text(array.dtype()),
+                     numpy_text(expected), dtype_name(type.dtype), byte_order_hint(array.dtype())));
   Shape shape(array.shape(), array.shape() + array.ndim());
   if (shape != type.shape)
     raise(make_error("{}: shape ({}), expected ({})", what, fmt::join(shape, ", "),
@@ -128,12 +148,16 @@ py::array checked_array(py::handle value, const TensorType& type, std::string_vi
 void bind_tensor(py::module_& m) {
   m.def(
       "interpret",
-      [](const Module& module, const py::args& args, const py::kwargs& kwargs) {
+      [](ModuleHandle& handle, const py::args& args, const py::kwargs& kwargs) {
+        ModuleHandle::Work work(handle, "uma.interpret", false);
+        const Module& module = work.module();
         Function* main = module.find_function("main");
-        if (main == nullptr) raise(make_error("module '{}' has no @main", module.name()));
+        if (main == nullptr) raise(make_error("module '{}' has no @main", handle.name()));
         std::vector<TensorPtr> inputs = arguments(*main, args, kwargs);
-        Expected<std::vector<TensorPtr>> outputs = [&] {
+        Expected<std::vector<TensorPtr>> outputs = [&]() -> Expected<std::vector<TensorPtr>> {
           py::gil_scoped_release release;
+          // What Python changed is checked before the interpreter relies on it.
+          UMA_TRY(verify(module));
           return interpret(module, inputs);
         }();
         py::list result;

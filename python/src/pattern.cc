@@ -23,6 +23,7 @@ PyPattern is_op_of(const py::object& ops, const std::optional<std::vector<PyPatt
   std::vector<std::string> names = py::isinstance<py::str>(ops)
                                        ? std::vector<std::string>{ops.cast<std::string>()}
                                        : ops.cast<std::vector<std::string>>();
+  if (names.empty()) raise(make_error("uma.is_op: no op is named (an empty list)"));
   if (!operands) return wrap(is_op(names));
   return wrap(is_op(names, unwrap_all(*operands)));
 }
@@ -56,7 +57,6 @@ py::object attribute_object(const Attribute& attribute) {
 }  // namespace
 
 void bind_pattern(py::module_& m) {
-  auto ref = py::return_value_policy::reference;
   py::class_<PyPattern>(m, "Pattern")
       .def("__str__", [](const PyPattern& p) { return p.pattern->to_string(); })
       .def("__repr__",
@@ -139,24 +139,26 @@ void bind_pattern(py::module_& m) {
     return wrap(dominates(parent.pattern, path.pattern, child.pattern));
   });
 
-  py::class_<Match>(m, "Match")
+  py::class_<PyMatch>(m, "Match")
       .def_property_readonly(
-          "nodes", [](const Match& match) { return match.nodes; }, ref)
+          "nodes", [](const PyMatch& m) { return handles<Node>(m.module, m.read().nodes); })
       .def_property_readonly(
-          "inputs", [](const Match& match) { return match.inputs; }, ref)
-      .def_property_readonly(
-          "root", [](const Match& match) { return match.root; }, ref)
+          "inputs", [](const PyMatch& m) { return handles<Value>(m.module, m.read().inputs); })
+      .def_property_readonly("root",
+                             [](const PyMatch& m) { return ValueHandle(*m.read().root, m.module); })
       .def(
           "find",
-          [](const Match& match, const std::string& op) -> Node* {
-            for (Node* node : match.nodes)
-              if (node->is_op(op)) return node;
-            return nullptr;
+          [](const PyMatch& m, const std::string& op) -> std::optional<NodeHandle> {
+            for (const Node* node : m.read().nodes)
+              if (node->is_op(op)) return NodeHandle(*node, m.module);
+            return std::nullopt;
           },
-          ref, "The first node of `op` in the match (operands before users), or None")
-      .def(
-          "__getitem__", [](const Match& match, const PyPattern& p) { return match[p.pattern]; },
-          ref);
+          "The first node of `op` in the match (operands before users), or None")
+      .def("__getitem__", [](const PyMatch& m, const PyPattern& p) -> std::optional<ValueHandle> {
+        const Value* value = m.read()[p.pattern];
+        if (value == nullptr) return std::nullopt;
+        return ValueHandle(*value, m.module);
+      });
 }
 
 }  // namespace uma::python

@@ -5,6 +5,7 @@
 #include <string>
 
 #include "bindings.h"
+#include "handles.h"
 #include "uma/pattern/pattern.h"
 
 namespace uma::python {
@@ -12,6 +13,16 @@ namespace uma::python {
 // uma.Pattern: an immutable pattern.
 struct PyPattern {
   PatternPtr pattern;
+};
+
+// uma.Match: the match a pattern's predicate is given, valid while the predicate runs.
+struct PyMatch {
+  const Match* match;
+  ModuleHandlePtr module;  // lent to the predicate
+  const Match& read() const {
+    module->read("uma.Match");
+    return *match;
+  }
 };
 
 // Calls a callback that returns None to accept, or a str: the reason to reject.

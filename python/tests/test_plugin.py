@@ -116,3 +116,40 @@ def test_uma_test_backend_runs_the_kit_on_a_python_backend(tmp_path):
     assert "(the kernel adds one bias, and the convolution has its own)" in run.stdout
     assert run.stdout.endswith("scorecard: 4 model(s), 2 claimed and 2 rejected by the "
                                "predicates; 4 passed, 0 failed\n")
+
+
+def test_a_plugin_that_ends_the_process_while_loading_is_an_error(tmp_path):
+    path = plugin(tmp_path, "import os\nos._exit(0)\n")
+    run = uma_tool("partition", DIGITS_MODEL, "--plugin", path, "--targets=vanilla")
+    assert run.returncode == 1
+    assert run.stderr.startswith(f"error: plugin '{path}': running it raised an exception:\n"
+                                 "Traceback (most recent call last):\n")
+    assert run.stderr.endswith(
+        "RuntimeError: os._exit(0) was called while the plugin loads; a plugin registers its "
+        "backends and returns, and uma stops with an error instead\n")
+
+
+def test_a_plugin_whose_pass_builds_for_its_own_backend_stops_at_the_depth_limit(tmp_path):
+    path = plugin(tmp_path, """import uma
+TEXT = '''func @main(%x: tensor<4xf32>) -> (tensor<4xf32>) {
+  %0 = nn.relu(%x) : tensor<4xf32>
+  return %0
+}
+'''
+def build_again(module, target):
+    uma.build(uma.parse(TEXT), targets=["again"])
+    return False
+backend = uma.Backend("again")
+backend.add_pattern("relu", uma.is_op("nn.relu", [uma.wildcard()]))
+backend.add_graph_pass("PRE_PARTITIONING", "build-again", build_again)
+uma.register_backend(backend)
+""")
+    run = uma_tool("partition", DIGITS_MODEL, "--plugin", path, "--targets=again")
+    assert run.returncode == 1
+    assert run.stderr.startswith("error: pass 'build-again': backend 'again': the graph pass "
+                                 "'build-again' raised an exception:\n"), run.stderr
+    assert ("uma.Error: pass 'build-again': backend 'again': the graph pass 'build-again' "
+            "would run 17 callbacks "
+            "deep: a callback that builds or partitions re-enters the compiler, and at most 16 "
+            "callbacks may nest (does a backend's callback build for that backend?)"
+            in run.stderr)

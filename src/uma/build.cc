@@ -77,10 +77,13 @@ Expected<std::vector<std::string>> strict_targets(const std::vector<BoundBackend
 }
 
 // Each backend's passes of `phase`, in the order of the targets (the host's last), then of
-// registration.
+// registration. Each is verified after it runs, always: a plugin's pass (or a Python one)
+// that breaks the IR's rules is an error naming it, before the core's passes rely on them.
 Status run_graph_phase(Module& module, const std::vector<BoundBackend>& backends, GraphPhase phase,
                        const PipelineOptions& options) {
-  PassManager passes(options);
+  PipelineOptions verified = options;
+  verified.verify_each = true;
+  PassManager passes(verified);
   for (const BoundBackend& bound : backends)
     for (const BackendGraphPassEntry& entry : bound.backend->spec().graph_passes)
       if (entry.phase == phase) passes.add(std::make_unique<BoundGraphPass>(entry, *bound.target));

@@ -4,7 +4,8 @@
 //
 // Byte-level mutations of a protobuf mostly break its framing, so a custom mutator also
 // edits the parsed model the way a broken exporter or an attacker would: op types, attribute
-// values, tensor dims, types and sizes, input shapes, node wiring and opsets.
+// values, tensor dims, types and sizes, input shapes, node wiring and opsets, inside the
+// subgraphs of If, Loop and Scan too.
 #include <onnx/onnx_pb.h>
 
 #include <cstdint>
@@ -76,8 +77,17 @@ void mutate_tensor(onnx::TensorProto& tensor, std::mt19937_64& rng) {
   }
 }
 
+// The strings ops take as modes, so that a mutation switches GridSample to bicubic or
+// TfIdfVectorizer to IDF rather than to noise.
+const char* interesting_string(std::mt19937_64& rng) {
+  static constexpr const char* kStrings[] = {
+      "",           "bilinear", "nearest", "linear", "cubic", "bicubic", "zeros",      "border",
+      "reflection", "TF",       "IDF",     "TFIDF",  "avg",   "max",     "half_pixel", "NOTSET"};
+  return kStrings[rng() % std::size(kStrings)];
+}
+
 void mutate_attribute(onnx::AttributeProto& attr, std::mt19937_64& rng) {
-  switch (rng() % 6) {
+  switch (rng() % 8) {
     case 0:
       attr.set_i(interesting(rng));
       break;
@@ -95,6 +105,16 @@ void mutate_attribute(onnx::AttributeProto& attr, std::mt19937_64& rng) {
       break;
     case 4:
       if (attr.has_t()) mutate_tensor(*attr.mutable_t(), rng);
+      break;
+    case 5:
+      attr.set_s(interesting_string(rng));
+      break;
+    case 6:
+      if (attr.floats_size() > 0)
+        attr.set_floats(static_cast<int>(rng() % attr.floats_size()),
+                        static_cast<float>(interesting(rng)) / 7.0f);
+      else
+        attr.add_floats(static_cast<float>(interesting(rng)) / 7.0f);
       break;
     default:
       attr.add_ints(interesting(rng));
@@ -115,9 +135,19 @@ void rewire(onnx::GraphProto& graph, std::mt19937_64& rng) {
   node->set_input(static_cast<int>(rng() % node->input_size()), name);
 }
 
+// The graph to mutate: the model's, or now and then the body or a branch of one of its
+// control-flow nodes (and so on down), which the importer converts once per iteration.
+onnx::GraphProto& pick_graph(onnx::GraphProto& graph, std::mt19937_64& rng) {
+  if (rng() % 3 != 0) return graph;
+  for (onnx::NodeProto& node : *graph.mutable_node())
+    for (onnx::AttributeProto& attr : *node.mutable_attribute())
+      if (attr.has_g() && rng() % 2 == 0) return pick_graph(*attr.mutable_g(), rng);
+  return graph;
+}
+
 void mutate_model(onnx::ModelProto& model, std::mt19937_64& rng) {
   static const std::vector<std::string> ops = uma::supported_onnx_ops();
-  onnx::GraphProto& graph = *model.mutable_graph();
+  onnx::GraphProto& graph = pick_graph(*model.mutable_graph(), rng);
   switch (rng() % 9) {
     case 0:
       if (onnx::NodeProto* node = pick(*graph.mutable_node(), rng))

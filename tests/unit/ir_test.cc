@@ -211,6 +211,38 @@ TEST_F(IrTest, NodeLocationsNameTheNode) {
   EXPECT_EQ(unnamed->location(), "node #1 (tuple) in function @main");
 }
 
+// What a holder that may outlive a node, value, function or module watches (the Python
+// handles): it expires when the object is destroyed, not before, and a new object at the
+// same address has a token of its own.
+TEST_F(IrTest, LivenessExpiresWithTheObject) {
+  Builder b(*main);
+  Value* x = main->add_param(f32({2}), "x");
+  Node* relu = b.create("nn.relu", {x});
+  main->set_outputs({x});
+  std::weak_ptr<const void> node = relu->liveness().watch();
+  std::weak_ptr<const void> result = relu->result()->liveness().watch();
+  std::weak_ptr<const void> param = x->liveness().watch();
+  EXPECT_FALSE(node.expired());
+  Rewriter(*main).erase(relu);
+  EXPECT_TRUE(node.expired() && result.expired());
+  EXPECT_FALSE(param.expired());
+
+  Function* other = *module.add_function("other");
+  std::weak_ptr<const void> function = other->liveness().watch();
+  Value* y = other->add_param(f32({2}), "y");
+  std::weak_ptr<const void> other_param = y->liveness().watch();
+  module.erase_function(other);
+  EXPECT_TRUE(function.expired() && other_param.expired());
+
+  auto owned = std::make_unique<Module>(ctx, "gone");
+  std::weak_ptr<const void> gone = owned->liveness().watch();
+  Function* kept = *owned->add_function("main");
+  std::weak_ptr<const void> in_gone = kept->liveness().watch();
+  owned.reset();
+  EXPECT_TRUE(gone.expired() && in_gone.expired());
+  EXPECT_FALSE(main->liveness().watch().expired());
+}
+
 TEST(Types, CheckedElementCountCatchesOverflowAndNegatives) {
   EXPECT_EQ(*f32({2, 3, 4}).checked_num_elements(), 24);
   EXPECT_EQ(*f32({}).checked_num_elements(), 1);

@@ -69,6 +69,24 @@ TEST(OnnxDet, Errors) {
             "defined from opset 11 on (onnx.version_converter can update the model)");
 }
 
+// What the fuzzer found a model can declare: matrices too large to unroll, and a batch of
+// empty matrices whose determinants (all 1) would be too large a constant.
+TEST(OnnxDet, HostileSizesAreErrors) {
+  auto error = [](const Shape& shape) {
+    test::OnnxModel model("Det", 11);
+    model.input("x", DType::f32, shape).output("y");
+    Context ctx;
+    auto module = model.import(ctx);
+    return module ? std::string("(no error)") : module.error().message();
+  };
+  EXPECT_EQ(error({257, 257}),
+            "m.onnx: node 'n' (Det): input 0 ('X') holds 257x257 matrices; their determinant is "
+            "imported as one elimination step per column, for matrices of at most 256 columns");
+  EXPECT_EQ(error({std::int64_t{1} << 40, 0, 0}),
+            "m.onnx: node 'n' (Det): the determinants of empty matrices would be a constant of "
+            "1099511627776 elements here, more than the 16777216 uma builds");
+}
+
 TEST(OnnxDet, CompiledMatchesTheInterpreter) {
   // Each size batched, one batch of two dimensions, and one matrix alone.
   std::vector<std::pair<std::int64_t, Shape>> cases = {{1, {4}}, {2, {5}}, {3, {2, 3}}, {4, {6}},

@@ -222,5 +222,25 @@ TEST(OnnxRoiAlign, Errors) {
                  "supported");
 }
 
+// What the fuzzer found (an allocation of 16 GiB): a model may declare 2^31 images, or as many
+// regions, and the constants indexed by them must be refused rather than made.
+TEST(OnnxRoiAlign, HostileCountsAreErrors) {
+  auto error = [](const Shape& x, const Shape& rois, const Shape& indices) {
+    test::OnnxModel model("RoiAlign", 16);
+    model.input("x", DType::f32, x).input("rois", DType::f32, rois);
+    model.input("i", DType::i64, indices).int_attr("sampling_ratio", 2).output("y");
+    Context ctx;
+    auto module = model.import(ctx);
+    return module ? std::string("(no error)") : module.error().message();
+  };
+  const std::int64_t huge = std::int64_t{1} << 31;
+  EXPECT_EQ(error({huge, 1, 2, 2}, {1, 4}, {1}),
+            "m.onnx: node 'n' (RoiAlign): the first row of each image of input 0 ('X') would be "
+            "a constant of 2147483648 elements here, more than the 16777216 uma builds");
+  EXPECT_EQ(error({1, 1, 2, 2}, {huge, 4}, {huge}),
+            "m.onnx: node 'n' (RoiAlign): the sample counts of the regions of input 1 ('rois') "
+            "would be a constant of 2147483648 elements here, more than the 16777216 uma builds");
+}
+
 }  // namespace
 }  // namespace uma

@@ -137,6 +137,10 @@ TEST(OnnxSignalConverters, Errors) {
   EXPECT_EQ(OneNode("DFT", 17).input(f32({1, 4, 3}, Values(12, 1))).error(),
             "m.onnx: node 'n' (DFT): the signal is tensor<1x4x3xf32>, but its last dimension "
             "must be 1 (real) or 2 (complex)");
+  // A scalar (what the fuzzer found: its last dimension was read before its rank was checked).
+  EXPECT_EQ(OneNode("DFT", 17).input(f32({}, {1})).constant(i64(2)).error(),
+            "m.onnx: node 'n' (DFT): the signal is tensor<f32>, but its last dimension must be 1 "
+            "(real) or 2 (complex)");
   EXPECT_EQ(OneNode("DFT", 17).input(rows_signal()).constant(i64(0)).error(),
             "m.onnx: node 'n' (DFT): input 1 ('dft_length') is 0, but must be a whole number "
             "from 1 to 1000000000");

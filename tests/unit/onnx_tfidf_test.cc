@@ -4,6 +4,8 @@
 // the counts compiled for the host against the interpreter.
 #include <gtest/gtest.h>
 
+#include <limits>
+
 #include "build_check.h"
 #include "onnx_model_builder.h"
 #include "tensor_util.h"
@@ -113,6 +115,12 @@ TEST_F(OnnxTfIdfTest, Errors) {
             "m.onnx: node 'n' (TfIdfVectorizer): the output row that attribute 'ngram_indexes' "
             "asks for would be a constant of 1099511627777 elements here, more than the 16777216 "
             "uma builds");
+  // The largest index (what the fuzzer found: one column past it overflowed).
+  EXPECT_EQ(error(tfidf(DType::i64, {4}, "TF", 1, 2, 0,
+                        {0, 1, 2, 3, std::numeric_limits<std::int64_t>::max()})),
+            "m.onnx: node 'n' (TfIdfVectorizer): the output row that attribute 'ngram_indexes' "
+            "asks for would be a constant of 9223372036854775807 elements here, more than the "
+            "16777216 uma builds");
   OnnxModel few_weights = tfidf(DType::i64, {4}, "IDF", 1, 2, 0, columns);
   few_weights.floats_attr("weights", {1, 2});
   EXPECT_EQ(error(few_weights),

@@ -144,7 +144,8 @@ Expected<int> bench(const BenchOptions& options) {
   }
   if (!options.json.empty()) {
     std::ofstream out(options.json);
-    out << report.dump(2) << "\n";
+    // A file name need not be UTF-8: its bytes that are not become U+FFFD in the JSON.
+    out << report.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) << "\n";
     if (!out) return make_error("{}: cannot write the JSON report", options.json);
   }
   return 0;

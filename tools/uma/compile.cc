@@ -158,7 +158,7 @@ Expected<build::HostBuild> compile_model(Module& module, const CompileOptions& o
   std::cout << "build: " << stages << "\n";
   if (!options.emit_c.empty())
     std::cout << fmt::format("wrote the build's {} C file(s) to {}\n", built.sources.size(),
-                             options.emit_c);
+                             printable_utf8(options.emit_c));
   if (options.timing) print_build_timings(std::cerr, built.timings, pass_timings);
   return built;
 }

@@ -2,6 +2,7 @@
 // the build made in a folder: the shared library of the generated functions, their C, the
 // partition report (report.json, report.dot, and report.html with the graph and the build's
 // times) and the time of each phase of the build (build.json).
+#include <cctype>
 #include <filesystem>
 #include <iostream>
 
@@ -14,6 +15,7 @@
 #include "report_html.h"
 #include "uma/runtime/library.h"
 #include "uma/support/file.h"
+#include "uma/support/printable.h"
 
 namespace uma::tool {
 namespace {
@@ -41,16 +43,29 @@ std::vector<std::pair<std::string, double>> phases(std::chrono::nanoseconds impo
   return rows;
 }
 
+// The library's name after the model file's: its stem with every byte but letters, digits,
+// '.', '-' and '_' made '_', so that no control byte or shell character reaches a file name.
+std::string library_stem(const std::string& model) {
+  std::string stem = std::filesystem::path(model).stem().string();
+  for (char& c : stem) {
+    auto u = static_cast<unsigned char>(c);
+    if (!(u < 0x80 && (std::isalnum(u) || c == '.' || c == '-' || c == '_'))) c = '_';
+  }
+  return stem.empty() ? "model" : stem;
+}
+
 Expected<int> compile_command(CompileCommandOptions options) {
   namespace fs = std::filesystem;
   const fs::path dir = options.output;
   // An existing folder is refused rather than mixed with an earlier build's files.
   if (fs::exists(dir) && !(fs::is_directory(dir) && fs::is_empty(dir)))
     return make_error("{}: exists and is not an empty folder; give a new one to -o",
-                      options.output);
+                      printable_utf8(options.output));
   std::error_code ec;
   fs::create_directories(dir, ec);
-  if (ec) return make_error("{}: cannot create the folder: {}", options.output, ec.message());
+  if (ec)
+    return make_error("{}: cannot create the folder: {}", printable_utf8(options.output),
+                      ec.message());
 
   Context context;
   UMA_TRY(prepare_context(context, options.plugins));
@@ -64,15 +79,14 @@ Expected<int> compile_command(CompileCommandOptions options) {
   UMA_TRY_ASSIGN(build::HostBuild built, compile_model(*module, options.compile, &report));
   std::chrono::nanoseconds build_time = Clock::now() - start;
 
-  std::string stem = fs::path(options.model).stem().string();
   std::string library;
   if (built.program->library) {
-    library = (dir / ("lib" + stem + ".so")).string();
+    library = (dir / ("lib" + library_stem(options.model) + ".so")).string();
     fs::copy_file(built.program->library->path(), library, ec);
     if (ec)
-      return make_error("{}: cannot copy the library {} there: {}", library,
+      return make_error("{}: cannot copy the library {} there: {}", printable_utf8(library),
                         built.program->library->path(), ec.message());
-    std::cout << fmt::format("wrote {}\n", library);
+    std::cout << fmt::format("wrote {}\n", printable_utf8(library));
   }
   std::vector<std::pair<std::string, double>> times = phases(import, build_time, built.timings);
   std::string json_path = (dir / "report.json").string(), dot_path = (dir / "report.dot").string(),
@@ -80,7 +94,8 @@ Expected<int> compile_command(CompileCommandOptions options) {
   UMA_TRY(write_file(json_path, report.to_json()));
   UMA_TRY(write_file(dot_path, report.to_dot()));
   UMA_TRY(write_file(html_path, report_html(report, options.model, times, dot_path)));
-  std::cout << fmt::format("wrote {}, {} and {}\n", json_path, dot_path, html_path);
+  std::cout << fmt::format("wrote {}, {} and {}\n", printable_utf8(json_path),
+                           printable_utf8(dot_path), printable_utf8(html_path));
 
   nlohmann::json phase_rows = nlohmann::json::array();
   for (const auto& [phase, ms] : times) phase_rows.push_back({{"phase", phase}, {"ms", ms}});
@@ -101,8 +116,10 @@ Expected<int> compile_command(CompileCommandOptions options) {
       {"c_compiled", built.compiler_stats.compiled},
       {"c_cached", built.compiler_stats.cache_hits}};
   std::string summary_path = (dir / "build.json").string();
-  UMA_TRY(write_file(summary_path, summary.dump(2) + "\n"));
-  std::cout << fmt::format("wrote {}\n", summary_path);
+  // A file name need not be UTF-8: its bytes that are not become U+FFFD in the JSON.
+  UMA_TRY(write_file(summary_path,
+                     summary.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n"));
+  std::cout << fmt::format("wrote {}\n", printable_utf8(summary_path));
   return 0;
 }
 

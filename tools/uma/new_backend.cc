@@ -1,7 +1,10 @@
 // `uma new-backend NAME`: write a new backend's out-of-tree CMake project (templates/backend/)
 // into a new folder, named after NAME made a valid identifier. It builds as a plugin against
 // an installed uma and has a test that runs a model on it against the reference interpreter.
+#include <unistd.h>
+
 #include <cctype>
+#include <climits>
 #include <filesystem>
 #include <iostream>
 
@@ -65,28 +68,42 @@ Expected<int> new_backend(const NewBackendOptions& options) {
     std::cout << fmt::format("the backend's name is {} (from '{}')\n", id, printable(options.name));
   fs::path dir = options.output.empty() ? fs::path(id) : fs::path(options.output);
   std::error_code ec;
-  if (fs::symlink_status(dir, ec).type() != fs::file_type::not_found)
+  fs::file_type type = fs::symlink_status(dir, ec).type();
+  if (type != fs::file_type::not_found) {
+    // A name too long, a folder that cannot be searched: not an existing folder.
+    if (ec) return make_error("{}: {}", printable(dir.string()), ec.message());
     return make_error("{}: exists; uma new-backend never writes into an existing folder",
-                      dir.string());
+                      printable(dir.string()));
+  }
   std::string class_name = class_name_of(id);
   auto instantiate = [&](std::string text) {
     return replace_all(replace_all(std::move(text), kTemplateName, id), kTemplateClassName,
                        class_name);
   };
+  // Checked before any file is written, so that a name too long leaves nothing behind.
+  long name_max = pathconf(dir.has_parent_path() ? dir.parent_path().c_str() : ".", _PC_NAME_MAX);
+  if (name_max <= 0) name_max = NAME_MAX;
+  for (std::size_t i = 0; i < kBackendTemplateFiles; ++i)
+    for (const fs::path& part : dir / instantiate(kBackendTemplatePaths[i]))
+      if (static_cast<long>(part.native().size()) > name_max)
+        return make_error(
+            "'{}': a file of the backend would be named {} ({} bytes), longer than the {} bytes "
+            "the file system allows; choose a shorter name",
+            printable(options.name), printable(part.string()), part.native().size(), name_max);
   for (std::size_t i = 0; i < kBackendTemplateFiles; ++i) {
     fs::path path = dir / instantiate(kBackendTemplatePaths[i]);
     fs::create_directories(path.parent_path(), ec);
     if (ec)
-      return make_error("{}: cannot create the folder: {}", path.parent_path().string(),
+      return make_error("{}: cannot create the folder: {}", printable(path.parent_path().string()),
                         ec.message());
     UMA_TRY(write_file(path.string(), instantiate(kBackendTemplateTexts[i])));
   }
+  std::string shown = printable_utf8(dir.string());
   std::cout << fmt::format(
       "wrote the backend {} to {}/ ({} files); build and test it against an installed uma:\n"
       "  cmake -S {} -B {}/build -DCMAKE_PREFIX_PATH=<uma's install prefix>\n"
       "  cmake --build {}/build && ctest --test-dir {}/build\n",
-      id, dir.string(), kBackendTemplateFiles, dir.string(), dir.string(), dir.string(),
-      dir.string());
+      id, shown, kBackendTemplateFiles, shown, shown, shown, shown);
   return 0;
 }
 

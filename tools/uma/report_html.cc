@@ -10,47 +10,18 @@
 #include "uma/runtime/process.h"
 #include "uma/sim/simulation.h"
 #include "uma/support/file.h"
+#include "uma/support/printable.h"
 
 namespace uma::tool {
 namespace {
 
-// The length of the valid UTF-8 sequence at the start of `text`, or the bytes of its longest
-// valid beginning when it is cut short or bad (0: a byte no sequence starts with).
-struct Utf8Prefix {
-  std::size_t length;
-  bool complete;
-};
-Utf8Prefix utf8_prefix(std::string_view text) {
-  auto byte = static_cast<unsigned char>(text[0]);
-  if (byte < 0x80) return {1, true};
-  std::size_t needed = byte >= 0xC2 && byte <= 0xDF   ? 2
-                       : byte >= 0xE0 && byte <= 0xEF ? 3
-                       : byte >= 0xF0 && byte <= 0xF4 ? 4
-                                                      : 0;
-  if (needed == 0) return {0, false};
-  // The second byte's range excludes overlong forms, surrogates and code points past U+10FFFF.
-  unsigned char low = byte == 0xE0 ? 0xA0 : byte == 0xF0 ? 0x90 : 0x80;
-  unsigned char high = byte == 0xED ? 0x9F : byte == 0xF4 ? 0x8F : 0xBF;
-  std::size_t i = 1;
-  for (; i < needed && i < text.size(); ++i) {
-    auto next = static_cast<unsigned char>(text[i]);
-    if (next < (i == 1 ? low : 0x80) || next > (i == 1 ? high : 0xBF)) break;
-  }
-  return {i, i == needed};
-}
-
-// Text for the page: HTML's special characters as entities, and each bad UTF-8 sequence (names
-// come from models) as U+FFFD, as report.json writes it, so that the page is valid UTF-8.
-std::string escape(std::string_view text) {
+// Text from the model or the command line (a file name, node names) as HTML: valid UTF-8
+// whatever bytes it holds, without control characters, and with HTML's own characters
+// escaped.
+std::string escape(std::string_view raw) {
+  std::string text = printable_utf8(raw);
   std::string out;
-  while (!text.empty()) {
-    Utf8Prefix prefix = utf8_prefix(text);
-    if (!prefix.complete) {
-      out += "\xEF\xBF\xBD";
-      text.remove_prefix(std::max<std::size_t>(prefix.length, 1));
-      continue;
-    }
-    char c = text[0];
+  for (char c : text) {
     switch (c) {
       case '&':
         out += "&amp;";
@@ -65,9 +36,8 @@ std::string escape(std::string_view text) {
         out += "&quot;";
         break;
       default:
-        out.append(text.substr(0, prefix.length));
+        out += c;
     }
-    text.remove_prefix(prefix.length);
   }
   return out;
 }
@@ -198,8 +168,8 @@ std::string tilings_html(const std::vector<TilingRecord>& tilings) {
         to_string(plan.output), to_string(plan.tile),
         plan.cuts_reduction() ? fmt::format(" (reductions in chunks of {})", to_string(plan.chunks))
                               : "",
-        plan.tiles, plan.tiles == 1 ? "" : "s",
-        plan.double_buffered ? "double" : "single", plan.traffic());
+        plan.tiles, plan.tiles == 1 ? "" : "s", plan.double_buffered ? "double" : "single",
+        plan.traffic());
     for (const tiling::MemoryUse& m : plan.memories) {
       double share = m.capacity > 0
                          ? 100.0 * static_cast<double>(m.peak) / static_cast<double>(m.capacity)

@@ -152,12 +152,12 @@ Expected<bool> check_expected(const std::vector<TensorPtr>& outputs, const RunOp
 Status write_outputs(const std::vector<TensorPtr>& outputs, const std::string& dir) {
   std::error_code ec;
   std::filesystem::create_directories(dir, ec);
-  if (ec) return make_error("{}: cannot create the folder: {}", dir, ec.message());
+  if (ec) return make_error("{}: cannot create the folder: {}", printable_utf8(dir), ec.message());
   for (std::size_t i = 0; i < outputs.size(); ++i) {
     // Numbered, not named after the model's outputs: those names are arbitrary strings.
     std::string path = (std::filesystem::path(dir) / fmt::format("output_{}.npy", i)).string();
     UMA_TRY(write_npy_file(path, *outputs[i]));
-    std::cout << fmt::format("wrote {}\n", path);
+    std::cout << fmt::format("wrote {}\n", printable_utf8(path));
   }
   return Status::success();
 }

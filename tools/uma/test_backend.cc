@@ -379,7 +379,7 @@ Expected<std::optional<Case>> run_isolated(
     nlohmann::json message = !result   ? nlohmann::json{{"error", result.error().message()}}
                              : *result ? nlohmann::json{{"case", to_json(**result)}}
                                        : nlohmann::json::object();
-    std::string text = message.dump();
+    std::string text = message.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
     for (std::size_t done = 0; done < text.size();) {
       ssize_t n = write(fds[1], text.data() + done, text.size() - done);
       if (n <= 0) break;
@@ -619,7 +619,7 @@ Expected<int> test_backend(const TestBackendOptions& options) {
                            {"passed", cases.size() - failed},
                            {"failed", failed}};
     std::ofstream out(options.json);
-    out << card.dump(2) << "\n";
+    out << card.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) << "\n";
     if (!out) return make_error("{}: cannot write the scorecard", options.json);
   }
   return failed == 0 ? 0 : 1;

@@ -14,6 +14,7 @@
 #include "uma/graph/attribute.h"
 #include "uma/graph/type.h"
 #include "uma/op/op_registry.h"
+#include "uma/support/liveness.h"
 
 namespace uma {
 
@@ -55,6 +56,9 @@ class Value {
   // Redirects every use of this value (operands and function outputs) to `other`.
   void replace_all_uses_with(Value* other);
 
+  // Expires when the value is destroyed (with its node or function).
+  const Liveness& liveness() const { return liveness_; }
+
  private:
   friend class Function;
   friend class Node;
@@ -69,6 +73,7 @@ class Value {
   Node* producer_;
   std::uint32_t index_;
   std::vector<Use> uses_;
+  Liveness liveness_;
 };
 
 // One application of an op. `call` nodes also name their callee function.
@@ -108,6 +113,8 @@ class Node {
   std::string location(std::size_t position) const;
 
   Function* function() const { return function_; }
+  // Expires when the node is erased or its function destroyed.
+  const Liveness& liveness() const { return liveness_; }
 
  private:
   friend class Function;
@@ -122,6 +129,7 @@ class Node {
   Function* callee_ = nullptr;
   std::string name_;
   std::list<std::unique_ptr<Node>>::iterator position_;
+  Liveness liveness_;
 };
 
 // A function: parameters, nodes in topological order, and outputs.
@@ -135,6 +143,8 @@ class Function {
 
   const std::string& name() const { return name_; }
   Module* module() const { return module_; }
+  // Expires when the function is erased or its module destroyed.
+  const Liveness& liveness() const { return liveness_; }
 
   // Function attributes: "Composite", "Compiler", "global_symbol", ...
   const AttrMap& attrs() const { return attrs_; }
@@ -182,6 +192,7 @@ class Function {
   std::vector<std::unique_ptr<Value>> params_;
   NodeList nodes_;
   std::vector<Value*> outputs_;
+  Liveness liveness_;
 };
 
 // A module: named functions in a fixed order. The entry function is "main" by convention.
@@ -195,6 +206,8 @@ class Module {
   Context& context() const { return *context_; }
   const std::string& name() const { return name_; }
   void set_name(std::string name) { name_ = std::move(name); }
+  // Expires when the module is destroyed.
+  const Liveness& liveness() const { return liveness_; }
 
   // Errors when a function of that name exists.
   Expected<Function*> add_function(std::string name);
@@ -209,6 +222,7 @@ class Module {
   std::string name_;
   std::vector<std::unique_ptr<Function>> functions_;
   std::map<std::string, Function*, std::less<>> by_name_;
+  Liveness liveness_;
 };
 
 }  // namespace uma

@@ -17,4 +17,9 @@ std::string printable(std::string_view bytes);
 // guard before a terminal, for text that may quote what a compiler or a library printed.
 std::string printable_lines(std::string_view text);
 
+// Text that must be valid UTF-8 (a web page, a Python string): like printable_lines, but
+// only well-formed UTF-8 sequences of characters past ASCII are kept; any other byte at or
+// above 0x80 is written \xNN too.
+std::string printable_utf8(std::string_view text);
+
 }  // namespace uma

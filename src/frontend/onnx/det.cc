@@ -19,6 +19,10 @@ namespace {
 using Ints = std::vector<std::int64_t>;
 using Values = std::vector<Value*>;
 
+// The largest matrices whose determinant is imported: each column is a step of some twenty
+// nodes, so that a hostile order fails at once rather than importing millions of them.
+constexpr std::int64_t kMaxOrder = 256;
+
 // Elements [begin, end) of `value` along `axis`.
 Expected<Value*> slice(NodeContext& ctx, Value* value, std::int64_t axis, std::int64_t begin,
                        std::int64_t end) {
@@ -88,8 +92,14 @@ Expected<Values> convert_det(NodeContext& ctx) {
     return make_error("input 0 ('X') is {}, but must be floating-point", to_string(Type(type)));
   const Ints batch(shape.begin(), shape.end() - 2);
   const std::int64_t m = shape.back();
+  if (m > kMaxOrder)
+    return make_error(
+        "input 0 ('X') holds {}x{} matrices; their determinant is imported as one elimination "
+        "step per column, for matrices of at most {} columns",
+        m, m, kMaxOrder);
   if (m == 0) {
     // The determinant of an empty matrix is 1.
+    UMA_TRY(check_constant("the determinants of empty matrices", batch));
     auto ones = std::make_shared<Tensor>(TensorType{type.dtype, batch});
     for (std::int64_t i = 0; i < ones->num_elements(); ++i) ones->set(i, 1);
     return Values{ctx.constant(std::move(ones))};

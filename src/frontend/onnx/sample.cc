@@ -94,6 +94,7 @@ Expected<Pixels> pixels_of(NodeContext& ctx, Value* x) {
 // The first row of each image of `pixels` that `images` (i64 indices of images) names.
 Expected<Value*> image_rows(NodeContext& ctx, const Shape& x_shape, Value* images) {
   const std::int64_t n = x_shape[0], plane = x_shape[2] * x_shape[3];
+  UMA_TRY(check_constant("the first row of each image of input 0 ('X')", {n}));
   auto firsts = std::make_shared<Tensor>(TensorType{DType::i64, {n}});
   for (std::int64_t i = 0; i < n; ++i) firsts->data<std::int64_t>()[i] = i * plane;
   return ctx.emit_value("take", {ctx.constant(std::move(firsts)), images},
@@ -417,6 +418,7 @@ constexpr double kMaxSamplesPerAxis = 256;
 // axis of each region, from the regions' constant values.
 Expected<SampleGrids> sample_grids(const NodeContext& ctx, const RoiSampling& s,
                                    std::int64_t regions) {
+  UMA_TRY(check_constant("the sample counts of the regions of input 1 ('rois')", {regions}));
   SampleGrids g;
   if (s.sampling_ratio > 0) {
     g.rows.assign(static_cast<std::size_t>(regions), s.sampling_ratio);

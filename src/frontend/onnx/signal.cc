@@ -124,7 +124,7 @@ Expected<Value*> dft(NodeContext& ctx, Value* signal, std::int64_t axis, std::in
                      bool inverse, bool onesided) {
   const Shape shape = shape_of(signal);
   auto rank = static_cast<std::int64_t>(shape.size());
-  std::int64_t parts = shape.back();
+  std::int64_t parts = shape.empty() ? 0 : shape.back();  // a scalar has none
   if (rank < 2 || (parts != 1 && parts != 2))
     return make_error("the signal is {}, but its last dimension must be 1 (real) or 2 (complex)",
                       to_string(Type(signal->tensor_type())));

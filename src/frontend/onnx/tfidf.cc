@@ -8,6 +8,7 @@
 // ONNX's reference does (the weights are by output column, and an n-gram the pool repeats
 // counts once, in its last place). String pools are not supported.
 #include <algorithm>
+#include <limits>
 #include <map>
 
 #include "static_input.h"
@@ -73,9 +74,11 @@ Expected<Vocabulary> read_vocabulary(const NodeContext& ctx, std::int64_t least,
   if (*std::min_element(indexes.begin(), indexes.end()) < 0)
     return make_error("attribute 'ngram_indexes' is {}, but output columns count from 0",
                       format_ints(indexes));
-  UMA_TRY(check_constant("the output row that attribute 'ngram_indexes' asks for", {last + 1}));
+  // last + 1 columns; the largest int64 (which has no successor) is refused all the same.
+  const std::int64_t columns = last == std::numeric_limits<std::int64_t>::max() ? last : last + 1;
+  UMA_TRY(check_constant("the output row that attribute 'ngram_indexes' asks for", {columns}));
 
-  Vocabulary vocabulary{.sizes = {}, .columns = last + 1};
+  Vocabulary vocabulary{.sizes = {}, .columns = columns};
   std::size_t number = 0;  // of the n-gram in the pool, all sizes
   for (std::size_t i = 0; i < starts.size(); ++i) {
     const auto n = static_cast<std::int64_t>(i + 1);
