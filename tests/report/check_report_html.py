@@ -94,7 +94,8 @@ def check_tilings(dom, tilings):
         return [f"{len(sections)} tiles section(s), report.json has {len(tilings)} tiling(s)"]
     for (index, section), t in zip(sections, tilings):
         where = f"tiling-{index} ({t['layer']})"
-        heading = html.unescape(re.sub(r"<[^>]*>", "", re.search(r"<h3>(.*?)</h3>", section).group(1)))
+        heading = as_json(html.unescape(
+            re.sub(r"<[^>]*>", "", re.search(r"<h3>(.*?)</h3>", section).group(1))))
         if heading != f"{t['layer'] or '-'} ({t['composite']} in @{t['function']})":
             failures.append(f"{where}: heading {heading!r}")
         shape = lambda dims: "x".join(map(str, dims))
@@ -158,6 +159,12 @@ def total_estimate(estimates):
     return total
 
 
+def as_json(text):
+    """A name as the page writes it, as report.json writes it: the page writes a byte that is
+    not UTF-8 as \\xNN (printable_utf8, as on a terminal), report.json as U+FFFD."""
+    return re.sub(r"\\x[89A-F][0-9A-F]", "\ufffd", text)
+
+
 def escaped(text):
     return (text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
             .replace('"', "&quot;"))
@@ -167,6 +174,7 @@ def check_cycles(page_text, dom, tilings):
     """What the page's simulated cycles get wrong against report.json's estimates."""
     layers = [t for t in tilings if "estimate" in t]
     rows = [cells(row) for row in re.findall(r'<tr class="layer">.*?</tr>', dom, re.S)]
+    rows = [[as_json(row[0])] + row[1:] for row in rows if row]
     if not layers:
         return [f"{len(rows)} row(s) of simulated cycles without estimates"] if rows else []
     expected = [[t["layer"] or "-", t["composite"], ""] + estimate_cells(t["estimate"])
@@ -180,7 +188,7 @@ def check_cycles(page_text, dom, tilings):
     # Names are escaped in the page's text, row by row (a browser forgives some lapses).
     table = re.search(r'<table id="cycles">.*?</table>', page_text, re.S)
     written = re.findall(r'<tr class="layer"><td>(.*?)</td>', table.group(0) if table else "")
-    if written != [escaped(t["layer"] or "-") for t in layers]:
+    if [as_json(w) for w in written] != [escaped(t["layer"] or "-") for t in layers]:
         failures.append(f"the cycles table's names are written {written}")
 
     drawn = re.search(r'data-cycle-bars="([^"]*)"', dom)
