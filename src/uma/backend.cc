@@ -187,7 +187,7 @@ PartitionTarget partition_target(const BackendSpec& spec, const Target& target,
     memories = std::make_shared<const tiling::MemoryModel>(std::move(*model));
   // A backend with a performance model and no cost of its own is costed by its model.
   BackendCost cost = spec.cost;
-  if (!cost && spec.estimate && memories) cost = estimated_cost(spec, *memories);
+  if (costs && !cost && spec.estimate && memories) cost = estimated_cost(spec, *memories);
   if (!cost) costs = nullptr;
   for (const BackendPattern& pattern : spec.patterns) {
     // The checks in order: the backend's predicate, the fit, the cost; the first to refuse
